@@ -167,7 +167,7 @@ func Lookup(p abi.RegisteredSealProof) (SealProof, error) {
 	return table()[p], nil
 }
 
-// All returns every proof type in RegisteredSealProof order.
+// All returns every proof type in RegisteredSealProof order, in a new slice.
 func All() []SealProof {
 	t := table()
 	return t[:]
