@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/internal/par"
 )
 
 // Matrix is one of A, B, C in compressed sparse rows. Column j < NumInputs is
@@ -132,7 +134,7 @@ func (c *Circuit) Eval(inputs, aux []fr.Element, a, b, cc []fr.Element, nbTasks 
 	}
 	for k, m := range c.Matrices() {
 		out := [][]fr.Element{a, b, cc}[k]
-		parallelRange(c.NumConstraints, nbTasks, func(lo, hi int) {
+		par.Range(c.NumConstraints, nbTasks, func(lo, hi int) {
 			c.spmv(m, inputs, aux, out, lo, hi)
 		})
 	}

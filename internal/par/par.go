@@ -1,12 +1,13 @@
-package r1cs
+// Package par splits index ranges over goroutines.
+package par
 
 import (
 	"runtime"
 	"sync"
 )
 
-// parallelRange splits [0, n) into chunks processed by up to nbTasks goroutines.
-func parallelRange(n, nbTasks int, f func(lo, hi int)) {
+// Range splits [0, n) into chunks processed by up to nbTasks goroutines.
+func Range(n, nbTasks int, f func(lo, hi int)) {
 	if nbTasks <= 0 {
 		nbTasks = runtime.GOMAXPROCS(0)
 	}

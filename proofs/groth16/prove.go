@@ -1,0 +1,207 @@
+package groth16
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/filc2/filc2/internal/par"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// Assignment is one circuit's witness: input values (ONE first) and aux values.
+type Assignment struct {
+	Inputs []fr.Element
+	Aux    []fr.Element
+}
+
+// evalABC returns a = A·w, b = B·w, c = C·w, each padded with zeros to m.
+func evalABC(c *r1cs.Circuit, w *Assignment, m, tasks int) (a, b, cc []fr.Element, err error) {
+	a, b, cc = make([]fr.Element, m), make([]fr.Element, m), make([]fr.Element, m)
+	n := c.NumConstraints
+	if err := c.Eval(w.Inputs, w.Aux, a[:n], b[:n], cc[:n], tasks); err != nil {
+		return nil, nil, nil, err
+	}
+	return a, b, cc, nil
+}
+
+// computeH returns the m−1 coefficients of h = (a·b − c)/Z as bellperson does:
+// iFFT of a, b and c over bellperson's ω, FFT on the coset g = 7, pointwise
+// (a·b − c)/(g^m − 1), iFFT on the coset. a is overwritten and returned.
+func computeH(domain *fft.Domain, a, b, c []fr.Element, tasks int) []fr.Element {
+	opt := fft.WithNbTasks(max(tasks, 1))
+	for _, v := range [][]fr.Element{a, b, c} {
+		domain.FFTInverse(v, fft.DIF, opt)
+		domain.FFT(v, fft.DIT, fft.OnCoset(), opt)
+	}
+	m := len(a)
+	var zInv fr.Element // (g^m − 1)^−1: Z is constant on the coset
+	zInv.Exp(domain.FrMultiplicativeGen, new(big.Int).SetUint64(uint64(m)))
+	var one fr.Element
+	one.SetOne()
+	zInv.Sub(&zInv, &one).Inverse(&zInv)
+	par.Range(m, tasks, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+		}
+	})
+	domain.FFTInverse(a, fft.DIF, fft.OnCoset(), opt)
+	fft.BitReverse(a)
+	return a[:m-1]
+}
+
+// queryScalars returns the scalars that multiply the compacted A and B queries.
+func queryScalars(d Densities, w *Assignment) (as, bs []fr.Element) {
+	as = make([]fr.Element, 0, len(w.Inputs)+d.AAux.Count())
+	bs = make([]fr.Element, 0, d.BInput.Count()+d.BAux.Count())
+	as = append(as, w.Inputs...)
+	for i := range w.Inputs {
+		if d.BInput.Get(i) {
+			bs = append(bs, w.Inputs[i])
+		}
+	}
+	for j := range w.Aux {
+		if d.AAux.Get(j) {
+			as = append(as, w.Aux[j])
+		}
+	}
+	for j := range w.Aux {
+		if d.BAux.Get(j) {
+			bs = append(bs, w.Aux[j])
+		}
+	}
+	return as, bs
+}
+
+// Sums are the five multi-scalar products of one proof.
+type Sums struct {
+	H, L, A, BG1 bls.G1Jac
+	BG2          bls.G2Jac
+}
+
+// Assemble builds the proof from the five sums and the blinding r, s:
+// A = α + A′ + rδ, B = β + B′ + sδ, C = sA′ + rB′₁ + rsδ + sα + rβ + H + L.
+func Assemble(vk *VerifyingKey, sums *Sums, r, s *fr.Element) *Proof {
+	bi := func(e *fr.Element) *big.Int { return e.BigInt(new(big.Int)) }
+	var rs fr.Element
+	rs.Mul(r, s)
+
+	var ga, t1 bls.G1Jac
+	ga.FromAffine(&vk.DeltaG1)
+	ga.ScalarMultiplication(&ga, bi(r))
+	ga.AddMixed(&vk.AlphaG1)
+	ga.AddAssign(&sums.A)
+
+	var gb bls.G2Jac
+	gb.FromAffine(&vk.DeltaG2)
+	gb.ScalarMultiplication(&gb, bi(s))
+	gb.AddMixed(&vk.BetaG2)
+	gb.AddAssign(&sums.BG2)
+
+	var gc bls.G1Jac
+	gc.ScalarMultiplication(&sums.A, bi(s))
+	t1.ScalarMultiplication(&sums.BG1, bi(r))
+	gc.AddAssign(&t1)
+	t1.FromAffine(&vk.DeltaG1)
+	t1.ScalarMultiplication(&t1, bi(&rs))
+	gc.AddAssign(&t1)
+	t1.FromAffine(&vk.AlphaG1)
+	t1.ScalarMultiplication(&t1, bi(s))
+	gc.AddAssign(&t1)
+	t1.FromAffine(&vk.BetaG1)
+	t1.ScalarMultiplication(&t1, bi(r))
+	gc.AddAssign(&t1)
+	gc.AddAssign(&sums.H)
+	gc.AddAssign(&sums.L)
+
+	p := &Proof{}
+	p.A.FromJacobian(&ga)
+	p.B.FromJacobian(&gb)
+	p.C.FromJacobian(&gc)
+	return p
+}
+
+// cpuProver holds what the CPU prover keeps between proofs of one circuit.
+type cpuProver struct {
+	pk      *ProvingKey
+	circuit *r1cs.Circuit
+	dens    Densities
+	domain  *fft.Domain
+}
+
+func newCPUProver(pk *ProvingKey, c *r1cs.Circuit) (*cpuProver, error) {
+	shape := ShapeOf(c.Stats())
+	if err := pk.check(shape); err != nil {
+		return nil, err
+	}
+	return &cpuProver{pk: pk, circuit: c, dens: DensitiesOf(c), domain: fft.NewDomain(uint64(shape.Domain))}, nil
+}
+
+// sums computes the five MSMs of one assignment.
+func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config) (*Sums, error) {
+	c := p.circuit
+	if len(w.Inputs) != c.NumInputs || len(w.Aux) != c.NumAux {
+		return nil, fmt.Errorf("groth16: assignment has %d inputs and %d aux, circuit has %d and %d",
+			len(w.Inputs), len(w.Aux), c.NumInputs, c.NumAux)
+	}
+	tick := cfg.stage("prove", 6)
+	a, b, cc, err := evalABC(c, w, int(p.domain.Cardinality), cfg.nbTasks)
+	if err != nil {
+		return nil, err
+	}
+	tick(1)
+	h := computeH(p.domain, a, b, cc, cfg.nbTasks)
+	b, cc = nil, nil
+	tick(1)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var s Sums
+	if err := msmG1(&s.H, p.pk.H, h, cfg.nbTasks); err != nil {
+		return nil, err
+	}
+	tick(1)
+	if err := splitMSMG1(ctx, &s.L, p.pk.L, w.Aux, cfg.nbTasks); err != nil {
+		return nil, err
+	}
+	tick(1)
+	as, bs := queryScalars(p.dens, w)
+	if err := splitMSMG1(ctx, &s.A, p.pk.A, as, cfg.nbTasks); err != nil {
+		return nil, err
+	}
+	if err := splitMSMG1(ctx, &s.BG1, p.pk.BG1, bs, cfg.nbTasks); err != nil {
+		return nil, err
+	}
+	tick(1)
+	if err := splitMSMG2(ctx, &s.BG2, p.pk.BG2, bs, cfg.nbTasks); err != nil {
+		return nil, err
+	}
+	tick(1)
+	return &s, nil
+}
+
+// Prove computes a proof of the assignment on the CPU with fresh r and s.
+func Prove(ctx context.Context, pk *ProvingKey, c *r1cs.Circuit, w *Assignment, opts ...Option) (*Proof, error) {
+	cfg := newConfig(opts)
+	p, err := newCPUProver(pk, c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := randomScalar(cfg.rand)
+	if err != nil {
+		return nil, err
+	}
+	s, err := randomScalar(cfg.rand)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := p.sums(ctx, w, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	return Assemble(&pk.VK, sums, &r, &s), nil
+}
