@@ -32,8 +32,8 @@ func cubic(cs *r1cs.System, x uint64) {
 // aux values are 0 or 1, as in a real witness. The structure depends on seed
 // only; values also on vseed.
 func randomCircuit(cs *r1cs.System, n, inputs int, seed, vseed uint64) {
-	rs := rand.New(rand.NewPCG(seed, 1))   // structure
-	rv := rand.New(rand.NewPCG(vseed, 2))  // values
+	rs := rand.New(rand.NewPCG(seed, 1))  // structure
+	rv := rand.New(rand.NewPCG(vseed, 2)) // values
 	type v struct {
 		id  r1cs.Variable
 		val fr.Element
