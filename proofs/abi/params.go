@@ -5,6 +5,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 )
 
 // parametersJSON is a copy of filecoin-proofs' v28 parameters.json.
@@ -42,6 +45,9 @@ func (p SealProof) paramsFileStem() string {
 // paramsSet maps parameters.json file names to their entries.
 type paramsSet map[string]ParamsFile
 
+// files is the parsed parameters.json, built once.
+var files = sync.OnceValue(parameterFiles)
+
 // parameterFiles parses the embedded parameters.json.
 func parameterFiles() paramsSet {
 	var raw map[string]struct {
@@ -71,4 +77,16 @@ func (s paramsSet) lookup(p SealProof) (params, vk ParamsFile) {
 	}
 	stem := p.paramsFileStem()
 	return get(stem + ".params"), get(stem + ".vk")
+}
+
+// ParameterFiles returns every entry of parameters.json (all proof kinds, not
+// only PoRep), sorted by name.
+func ParameterFiles() []ParamsFile {
+	s := files()
+	out := make([]ParamsFile, 0, len(s))
+	for _, f := range s {
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b ParamsFile) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

@@ -122,7 +122,7 @@ var table = sync.OnceValue(func() [numProofs]SealProof {
 		{"V1_1_Feat_SyntheticPoRep", APIVersion1_2_0, Synthetic},
 		{"V1_2_Feat_NonInteractivePoRep", APIVersion1_2_0, NonInteractive},
 	}
-	files := parameterFiles()
+	pf := files()
 	var t [numProofs]SealProof
 	for vi, v := range variants {
 		for si, s := range sizes {
@@ -152,7 +152,7 @@ var table = sync.OnceValue(func() [numProofs]SealProof {
 				ChallengesPerPartition: challenges,
 				Tree:                   s.tree,
 			}
-			p.params, p.vk = files.lookup(p)
+			p.params, p.vk = pf.lookup(p)
 			t[p.Proof] = p
 		}
 	}

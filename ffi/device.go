@@ -1,0 +1,11 @@
+package ffi
+
+// Device describes one CUDA device.
+type Device struct {
+	Ordinal int
+	Name    string
+	Memory  uint64 // bytes
+	SMs     int
+	CCMajor int
+	CCMinor int
+}
