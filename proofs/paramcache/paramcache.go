@@ -73,9 +73,9 @@ type Status int
 
 // The outcomes of Check.
 const (
-	Missing Status = iota // not in the directory
-	OK                    // digest matches parameters.json
-	Mismatch              // present with another digest
+	Missing  Status = iota // not in the directory
+	OK                     // digest matches parameters.json
+	Mismatch               // present with another digest
 )
 
 func (s Status) String() string {
