@@ -1,0 +1,168 @@
+package poseidon
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// Num is an allocated variable together with its value (meaningful in Witness
+// and Check modes), the gadget's input and output type.
+type Num struct {
+	Var r1cs.Variable
+	Val fr.Element
+}
+
+// GadgetConstraints is the number of constraints, and of aux variables, that one
+// HashCircuit call adds: 3a + 4·t·(RF − 1) + 4·RP + 1 for arity a, width t.
+func (c *Constants) GadgetConstraints() int {
+	return 3*c.arity + 4*c.width*(FullRounds-1) + 4*c.rp + 1
+}
+
+// HashCircuit synthesises the MerkleTree Poseidon hash of the allocated inputs
+// (len = c.Arity()) with exactly the R1CS of neptune's legacy poseidon_hash
+// gadget, and returns the allocated digest. Each of its c.GadgetConstraints()
+// constraints allocates one aux just before it is enforced; the element linear
+// combinations between S-boxes are never constrained on their own.
+func HashCircuit(cs *r1cs.System, c *Constants, inputs []Num) (Num, error) {
+	if len(inputs) != c.arity {
+		return Num{}, fmt.Errorf("poseidon: %d circuit inputs for arity %d", len(inputs), c.arity)
+	}
+	g := gadgetRun{cs: cs, inputs: inputs}
+	if cs.Constraining() {
+		g.shape = c.gadgetShape()
+		g.check = cs.Mode() == r1cs.Check
+		g.aux = make([]r1cs.Variable, 0, len(g.shape.rows))
+	}
+	out := g.run(c)
+	if g.shape != nil && g.n != len(g.shape.rows) {
+		panic(fmt.Sprintf("poseidon: gadget allocated %d aux for a template of %d constraints", g.n, len(g.shape.rows)))
+	}
+	return out, nil
+}
+
+// gadgetRun is one HashCircuit call: it walks the optimised permutation on the
+// witness values, allocating each intermediate value in the gadget's order and,
+// when the System is constraining, replaying the template row of that aux.
+type gadgetRun struct {
+	cs     *r1cs.System
+	inputs []Num
+	shape  *gadgetShape // nil in Witness mode
+	check  bool
+	aux    []r1cs.Variable // the gadget's aux so far (constraining modes)
+	n      int             // aux allocated so far
+}
+
+func (g *gadgetRun) run(c *Constants) Num {
+	t, h := c.width, FullRounds/2
+	crc := c.crc
+	var buf, tmp [maxWidth]fr.Element
+	s := buf[:t]
+
+	// Round 0: the tag's S-box is a constant; each input gets (x + pre)^5 + post.
+	s[0] = c.merkleTag
+	s[0].Add(&s[0], &crc[0])
+	sbox(&s[0])
+	s[0].Add(&s[0], &crc[t])
+	for i := 1; i < t; i++ {
+		var u, l2, l4 fr.Element
+		u.Add(&g.inputs[i-1].Val, &crc[i])
+		l2.Square(&u)
+		g.emit(&l2)
+		l4.Square(&l2)
+		g.emit(&l4)
+		s[i].Mul(&l4, &u)
+		s[i].Add(&s[i], &crc[t+i])
+		g.emit(&s[i])
+	}
+	mulDense(s, c.mixM, tmp[:t])
+
+	k := 2 * t
+	for r := 1; r < h; r++ {
+		for i := range s {
+			g.sbox(&s[i], &crc[k+i])
+		}
+		k += t
+		if r == h-1 {
+			mulDense(s, c.mixPre, tmp[:t])
+		} else {
+			mulDense(s, c.mixM, tmp[:t])
+		}
+	}
+	stride := 2*t - 1
+	for p := range c.rp {
+		g.sbox(&s[0], &crc[k])
+		k++
+		mulSparse(s, c.mixSparse[p*stride:(p+1)*stride])
+	}
+	for range h - 1 {
+		for i := range s {
+			g.sbox(&s[i], &crc[k+i])
+		}
+		k += t
+		mulDense(s, c.mixM, tmp[:t])
+	}
+	for i := range s {
+		g.sbox(&s[i], nil)
+	}
+	out := Num{Val: dot(c.mixM[t:2*t], s)}
+	out.Var = g.emit(&out.Val)
+	return out
+}
+
+// sbox allocates v = x (ensure_allocated), v², v⁴ and v⁵ + key, leaving the
+// last in x.
+func (g *gadgetRun) sbox(x *fr.Element, key *fr.Element) {
+	g.emit(x)
+	var l2, l4 fr.Element
+	l2.Square(x)
+	g.emit(&l2)
+	l4.Square(&l2)
+	g.emit(&l4)
+	x.Mul(x, &l4)
+	if key != nil {
+		x.Add(x, key)
+	}
+	g.emit(x)
+}
+
+// emit allocates the gadget's next aux with value v and enforces its constraint.
+func (g *gadgetRun) emit(v *fr.Element) r1cs.Variable {
+	x := g.cs.Alloc(*v)
+	if g.shape != nil {
+		g.aux = append(g.aux, x)
+		row := &g.shape.rows[g.n]
+		if g.check {
+			g.cs.Push(row.name)
+		}
+		g.cs.Enforce(func(a, b, c *r1cs.LC) {
+			g.fill(a, row.a)
+			g.fill(b, row.b)
+			g.fill(c, row.c)
+		})
+		if g.check {
+			g.cs.Pop()
+		}
+	}
+	g.n++
+	return x
+}
+
+// fill appends the template combination l with its slots resolved.
+func (g *gadgetRun) fill(dst *r1cs.LC, l lin) {
+	for i := range l {
+		dst.AddTerm(&l[i].c, g.variable(l[i].s))
+	}
+}
+
+func (g *gadgetRun) variable(s slot) r1cs.Variable {
+	switch {
+	case s == slotOne:
+		return r1cs.One
+	case int(s) <= len(g.inputs):
+		return g.inputs[s-1].Var
+	}
+	return g.aux[int(s)-len(g.inputs)-1]
+}
