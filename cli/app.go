@@ -36,6 +36,7 @@ func App() *ucli.App {
 		Commands: []*ucli.Command{
 			versionCommand(),
 			paramsCommand(),
+			circuitCommand(),
 		},
 		HideVersion:          false,
 		EnableBashCompletion: true,

@@ -145,11 +145,23 @@ func (s CircuitShape) check(in *PartitionInput) error {
 	return nil
 }
 
+// SynthOption configures Synthesize.
+type SynthOption func(*synthConfig)
+
+type synthConfig struct{ progress func(done, total int) }
+
+// WithProgress calls f after each challenge with the challenges done and their total.
+func WithProgress(f func(done, total int)) SynthOption { return func(c *synthConfig) { c.progress = f } }
+
 // Synthesize runs StackedCircuit::synthesize (storage-proofs-porep
 // stacked/circuit/proof.rs) for one partition into cs, in the reference's exact
 // allocation and enforce order (spec §2.1–2.2). cs already holds ONE; call
 // cs.Finish afterwards for bellperson's trailing input constraints.
-func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput) error {
+func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...SynthOption) error {
+	var cfg synthConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if err := s.check(in); err != nil {
 		return err
 	}
@@ -180,6 +192,9 @@ func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput) error {
 		cs.Pop()
 		if err != nil {
 			return fmt.Errorf("challenge %d: %w", i, err)
+		}
+		if cfg.progress != nil {
+			cfg.progress(i+1, len(in.Proofs))
 		}
 	}
 	return nil

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+func circuitCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "circuit",
+		Usage: "inspect the PoRep circuit",
+		Subcommands: []*ucli.Command{{
+			Name:  "info",
+			Usage: "synthesise a proof type's circuit in count mode and print its shape as JSON",
+			Description: "Counts are those bellperson's prover sees: constraints include the trailing input\n" +
+				"constraints, inputs include ONE. They come from synthesising the real circuit, never a formula.\n" +
+				"With --digest the canonical R1CS digest (SHA-256, spec §2.5) is streamed in a second pass.",
+			Flags: []ucli.Flag{
+				registeredProofFlag(true),
+				&ucli.BoolFlag{Name: "digest", Usage: "also compute the canonical R1CS digest (a second synthesis pass)"},
+			},
+			Action: circuitInfo,
+		}},
+	}
+}
+
+func registeredProofFlag(required bool) *ucli.StringFlag {
+	return &ucli.StringFlag{
+		Name:     "registered-proof",
+		Aliases:  []string{"p"},
+		Usage:    "proof type, by name (StackedDrg32GiBV1_1) or number (8)",
+		Required: required,
+	}
+}
+
+func parseProof(c *ucli.Context) (abi.SealProof, error) {
+	p, err := abi.ParseName(c.String("registered-proof"))
+	if err != nil {
+		return abi.SealProof{}, fmt.Errorf("--registered-proof: %w", err)
+	}
+	return p, nil
+}
+
+// circuitInfoJSON is what circuit info prints.
+type circuitInfoJSON struct {
+	r1cs.Stats
+	DomainLog2 int    `json:"domain_log2"`
+	Digest     string `json:"r1cs_sha256,omitempty"`
+}
+
+func circuitInfo(c *ucli.Context) error {
+	p, err := parseProof(c)
+	if err != nil {
+		return err
+	}
+	shape := porep.ShapeOf(p)
+	pr := newProgress()
+	synth := func(cs *r1cs.System, stage string) error {
+		err := porep.Synthesize(cs, shape, shape.Blank(), porep.WithProgress(func(done, total int) {
+			pr.Update(stage, int64(done), int64(total))
+		}))
+		if err == nil {
+			err = cs.Finish()
+		}
+		pr.Done()
+		return err
+	}
+	cs := r1cs.New(r1cs.Count)
+	if err := synth(cs, "counting challenges"); err != nil {
+		return err
+	}
+	st := cs.Stats()
+	out := circuitInfoJSON{Stats: st, DomainLog2: st.DomainLog2()}
+	if c.Bool("digest") {
+		ds := r1cs.New(r1cs.Count, r1cs.WithDigest(r1cs.Header{NumInputs: st.Inputs, NumAux: st.Aux, NumConstraints: st.Constraints}, 0))
+		if err := synth(ds, "digesting challenges"); err != nil {
+			return err
+		}
+		d, err := ds.Digest()
+		if err != nil {
+			return err
+		}
+		out.Digest = d.Hex()
+	}
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
