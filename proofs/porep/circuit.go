@@ -151,7 +151,9 @@ type SynthOption func(*synthConfig)
 type synthConfig struct{ progress func(done, total int) }
 
 // WithProgress calls f after each challenge with the challenges done and their total.
-func WithProgress(f func(done, total int)) SynthOption { return func(c *synthConfig) { c.progress = f } }
+func WithProgress(f func(done, total int)) SynthOption {
+	return func(c *synthConfig) { c.progress = f }
+}
 
 // Synthesize runs StackedCircuit::synthesize (storage-proofs-porep
 // stacked/circuit/proof.rs) for one partition into cs, in the reference's exact
