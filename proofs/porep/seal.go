@@ -208,3 +208,5 @@ func (s *Sector) labelLayer(layer int, tick func(done int)) []merkle.Node {
 	}
 	return out
 }
+
+func frPut(n *merkle.Node, e *fr.Element) { fr.LittleEndian.PutElement((*[32]byte)(n), *e) }
