@@ -2,7 +2,11 @@
 
 package ffi
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/filc2/filc2/proofs/groth16"
+)
 
 // ErrUnavailable is returned by every entry point of a build without CUDA.
 var ErrUnavailable = errors.New("this filc2 was built without CUDA support: rebuild with ./build.sh --cuda on a machine with nvcc")
@@ -12,3 +16,6 @@ func Compiled() bool { return false }
 
 // Devices returns the CUDA devices this process can use.
 func Devices() ([]Device, error) { return nil, ErrUnavailable }
+
+// NewBackend returns the CUDA proving backend on the first visible device.
+func NewBackend() (groth16.Backend, error) { return nil, ErrUnavailable }

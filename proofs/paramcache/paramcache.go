@@ -2,6 +2,13 @@
 // parameter cache, the directory filecoin-proofs, lotus and curio share
 // ($FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters).
 // It owns the file digests of parameters.json; formats are package groth16's.
+//
+// Fetch downloads a file by CID from an IPFS HTTP gateway (DefaultGateway,
+// $IPFS_GATEWAY) atomically, checking its digest before it takes its name.
+// CheckedDigest and VerifyFile hash a file once and then answer from a small
+// per-user JSON cache, $XDG_CACHE_HOME/filc2/param-digests.json (moved or
+// disabled with $FILC2_DIGEST_CACHE), keyed by the file's absolute path, size,
+// mtime and, on Linux, inode and ctime; Check always hashes.
 package paramcache
 
 import (

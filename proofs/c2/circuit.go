@@ -1,0 +1,76 @@
+package c2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// RecordCircuit synthesises p's circuit in record mode (CSR matrices and densities).
+func RecordCircuit(ctx context.Context, p abi.SealProof) (*r1cs.Circuit, error) {
+	shape := porep.ShapeOf(p)
+	cs := r1cs.New(r1cs.Record)
+	if err := porep.Synthesize(cs, shape, shape.Blank()); err != nil {
+		return nil, err
+	}
+	if err := cs.Finish(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return cs.Circuit()
+}
+
+// LoadCircuit reads the recorded circuit at path, recording and writing it
+// there first when the file does not exist. The circuit's counts are checked
+// against a count-mode synthesis, so a PCE file from another filc2 is refused.
+func LoadCircuit(ctx context.Context, p abi.SealProof, path string) (*r1cs.Circuit, error) {
+	c, err := r1cs.ReadPCE(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if c, err = RecordCircuit(ctx, p); err != nil {
+			return nil, err
+		}
+		if err := r1cs.WritePCE(path, c); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, fmt.Errorf("%w (delete it to record the circuit again)", err)
+	}
+	want, err := countCircuit(p)
+	if err != nil {
+		return nil, err
+	}
+	if got := c.Stats(); got != want {
+		return nil, fmt.Errorf("pce %s: circuit %+v, this filc2 synthesises %+v: delete the file to record it again", path, got, want)
+	}
+	return c, nil
+}
+
+func countCircuit(p abi.SealProof) (r1cs.Stats, error) {
+	shape := porep.ShapeOf(p)
+	cs := r1cs.New(r1cs.Count)
+	if err := porep.Synthesize(cs, shape, shape.Blank()); err != nil {
+		return r1cs.Stats{}, err
+	}
+	if err := cs.Finish(); err != nil {
+		return r1cs.Stats{}, err
+	}
+	return cs.Stats(), nil
+}
+
+// KeyShape returns the .params shape p's circuit implies.
+func KeyShape(c *r1cs.Circuit) groth16.Shape { return groth16.ShapeOf(c.Stats()) }
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,195 @@
+package c2
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// Prover proves the C1 outputs of one sector size with one backend. Its
+// circuit, keys and backend SRS stay loaded between proofs.
+type Prover struct {
+	Size    abi.SealProof // a proof type of the sector size; each C1 names its own
+	Circuit *r1cs.Circuit
+	Shape   porep.CircuitShape
+	PK      *groth16.ProvingKey
+	PVK     *groth16.PreparedVerifyingKey
+	Files   Files
+	backend groth16.Backend
+	srs     groth16.SRS
+}
+
+// LoadOptions configure Load.
+type LoadOptions struct {
+	ParamsDir      string
+	Backend        groth16.Backend // nil: the CPU backend
+	SubgroupChecks bool            // check every key point's subgroup (slow)
+}
+
+// Load reads p's recorded circuit (recording it if absent), its .vk and
+// .params from the parameter directory, checks they belong together and to the
+// circuit, and loads the key into the backend.
+func Load(ctx context.Context, p abi.SealProof, opts LoadOptions) (*Prover, error) {
+	f := FilesIn(opts.ParamsDir, p)
+	c, err := LoadCircuit(ctx, p, f.PCE)
+	if err != nil {
+		return nil, err
+	}
+	var ro []groth16.ReadOption
+	if opts.SubgroupChecks {
+		ro = append(ro, groth16.WithSubgroupChecks())
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(f.VK, c.NumInputs, ro...)
+	if err != nil {
+		return nil, err
+	}
+	pk, err := groth16.ReadParamsFile(ctx, f.Params, KeyShape(c), ro...)
+	if err != nil {
+		return nil, err
+	}
+	if !sameVK(vk, &pk.VK) {
+		return nil, fmt.Errorf("%s does not belong to %s (their verifying keys differ): fetch or set up both again", f.VK, f.Params)
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		return nil, err
+	}
+	be := opts.Backend
+	if be == nil {
+		be = groth16.CPU{}
+	}
+	srs, err := be.LoadSRS(ctx, pk, c)
+	if err != nil {
+		return nil, fmt.Errorf("%s backend: %w", be.Name(), err)
+	}
+	return &Prover{Size: p, Circuit: c, Shape: porep.ShapeOf(p), PK: pk, PVK: pvk, Files: f, backend: be, srs: srs}, nil
+}
+
+func sameVK(a, b *groth16.VerifyingKey) bool {
+	var x, y bytes.Buffer
+	a.WriteTo(&x)
+	b.WriteTo(&y)
+	return bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// Close releases the backend's SRS.
+func (pr *Prover) Close() error { return pr.srs.Close() }
+
+// Backend is the prover's backend name.
+func (pr *Prover) Backend() string { return pr.backend.Name() }
+
+// PartitionTiming is where one partition's time went.
+type PartitionTiming struct {
+	Partition int           `json:"partition"`
+	Synthesis time.Duration `json:"synthesis_ns"`
+	Prove     time.Duration `json:"prove_ns"`
+	Verify    time.Duration `json:"verify_ns"`
+}
+
+// Witness synthesises one partition in witness mode and returns its assignment.
+func Witness(shape porep.CircuitShape, in *porep.PartitionInput, c *r1cs.Circuit) (*groth16.Assignment, error) {
+	var opts []r1cs.Option
+	if c != nil {
+		opts = append(opts, r1cs.WithCapacity(c.NumAux, c.NumConstraints))
+	}
+	cs := r1cs.New(r1cs.Witness, opts...)
+	if err := porep.Synthesize(cs, shape, in); err != nil {
+		return nil, err
+	}
+	if err := cs.Finish(); err != nil {
+		return nil, err
+	}
+	inputs, aux := cs.Assignment()
+	return &groth16.Assignment{Inputs: inputs, Aux: aux}, nil
+}
+
+// CheckC1 validates a decoded C1's structure and its vanilla proofs, and that
+// it is for this prover's sector size.
+func (pr *Prover) CheckC1(ctx context.Context, c *c1.Commit1Out) (abi.SealProof, error) {
+	p, err := c.ProofType()
+	if err != nil {
+		return p, err
+	}
+	if p.SectorSize != pr.Size.SectorSize {
+		return p, fmt.Errorf("the C1 output is for %s (%d-byte sectors), this prover is loaded for %d-byte sectors", p.Name, p.SectorSize, pr.Size.SectorSize)
+	}
+	if err := c.Validate(); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// ProvePartition synthesises, proves and verifies partition k of c.
+func (pr *Prover) ProvePartition(ctx context.Context, p abi.SealProof, c *c1.Commit1Out, k int) (groth16.Proof, PartitionTiming, error) {
+	t := PartitionTiming{Partition: k}
+	t0 := time.Now()
+	in, err := porep.PartitionInputFromC1(c, k)
+	if err != nil {
+		return groth16.Proof{}, t, err
+	}
+	w, err := Witness(pr.Shape, in, pr.Circuit)
+	if err != nil {
+		return groth16.Proof{}, t, err
+	}
+	t.Synthesis = time.Since(t0)
+	t0 = time.Now()
+	r, s, err := blinding()
+	if err != nil {
+		return groth16.Proof{}, t, err
+	}
+	proof, err := pr.backend.Prove(ctx, pr.srs, w, r, s)
+	if err != nil {
+		return groth16.Proof{}, t, err
+	}
+	t.Prove = time.Since(t0)
+	t0 = time.Now()
+	err = VerifyPartition(pr.PVK, p, c.ReplicaID, c.CommD, c.CommR, c.Seed, k, proof)
+	t.Verify = time.Since(t0)
+	if err != nil {
+		return groth16.Proof{}, t, fmt.Errorf("our own proof does not verify (%w): the parameters do not match the circuit, or the %s backend is broken; nothing was written", err, pr.backend.Name())
+	}
+	return *proof, t, nil
+}
+
+// Prove proves every partition of c in order and returns the concatenated
+// proof bytes (192 per partition). onPartition, if not nil, is called after
+// each partition.
+func (pr *Prover) Prove(ctx context.Context, c *c1.Commit1Out, onPartition func(PartitionTiming)) ([]byte, []PartitionTiming, error) {
+	p, err := pr.CheckC1(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := len(c.VanillaProofs.Partitions)
+	proofs := make([]groth16.Proof, n)
+	timings := make([]PartitionTiming, 0, n)
+	for k := range n {
+		proof, t, err := pr.ProvePartition(ctx, p, c, k)
+		if err != nil {
+			return nil, timings, fmt.Errorf("partition %d: %w", k, err)
+		}
+		proofs[k] = proof
+		timings = append(timings, t)
+		if onPartition != nil {
+			onPartition(t)
+		}
+	}
+	return groth16.EncodeProofs(proofs), timings, nil
+}
+
+// blinding draws Groth16's r and s from crypto/rand.
+func blinding() (r, s fr.Element, err error) {
+	if _, err = r.SetRandom(); err != nil {
+		return
+	}
+	_, err = s.SetRandom()
+	return
+}
