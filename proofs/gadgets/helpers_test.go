@@ -6,12 +6,12 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/testvec"
 	"github.com/filc2/filc2/proofs/r1cs"
 )
 
@@ -158,24 +158,8 @@ func corruptionCaught(t *testing.T, build func(cs *r1cs.System), rng *rand.Rand,
 	}
 }
 
-// sharedVectors returns the shared/vectors folder (../shared/vectors from the
-// repository root, found by walking up from the package directory).
-func sharedVectors(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "vectors")
-		if _, err := os.Stat(filepath.Join(p, "r1cs", "digests.json")); err == nil {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			t.Fatalf("shared/vectors/r1cs not found above %s", dir)
-		}
-	}
-}
+// sharedVectors returns the shared/vectors folder.
+func sharedVectors(t testing.TB) string { return testvec.Dir(t) }
 
 // nativeCompress is a plain SHA-256 compression of one 64-byte block into h
 // (FIPS 180-4 §6.2.2), the reference for the compression gadget.

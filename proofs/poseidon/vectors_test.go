@@ -10,32 +10,13 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/internal/testvec"
 )
 
-// sharedDir returns the project's shared reference folder, ../shared beside the
-// module root (every checkout and CI has it).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "vectors")); err != nil {
-		t.Fatalf("shared vectors not found beside the module root: %v", err)
-	}
-	return shared
-}
+// sharedDir returns the project's shared reference folder, ../shared beside
+// the module root (every checkout and CI has it).
+func sharedDir(t testing.TB) string { return filepath.Dir(testvec.Dir(t)) }
 
 func readShared(t testing.TB, rel string) []byte {
 	t.Helper()
