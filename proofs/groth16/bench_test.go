@@ -150,3 +150,15 @@ func BenchmarkH(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkFixedBaseG1AffineBatch(b *testing.B) {
+	_, _, g1, _ := bls.Generators()
+	fb := newFixedBase[bls.G1Affine, bls.G1Jac, g1Ops](&g1)
+	s := randomVec(rand.New(rand.NewPCG(1, 2)), 1<<16)
+	out := make([]bls.G1Affine, len(s))
+	b.ResetTimer()
+	for b.Loop() {
+		mulManyAffineG1(context.Background(), fb, out, s, nil)
+	}
+	b.ReportMetric(float64(len(s)*b.N)/b.Elapsed().Seconds(), "points/s")
+}

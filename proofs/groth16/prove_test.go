@@ -182,3 +182,27 @@ func TestFixedBaseMatchesScalarMultiplication(t *testing.T) {
 		}
 	}
 }
+
+// The affine-batch fixed-base path equals the Jacobian one.
+func TestFixedBaseAffineBatch(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	_, _, g1, _ := bls.Generators()
+	fb := newFixedBase[bls.G1Affine, bls.G1Jac, g1Ops](&g1)
+	var rm1 fr.Element
+	rm1.SetOne()
+	rm1.Neg(&rm1)
+	scalars := append(randomVec(r, 3000), fr.Element{}, fr.One(), rm1, fr.NewElement(1<<15), fr.NewElement(1<<16-1))
+	a := make([]bls.G1Affine, len(scalars))
+	b := make([]bls.G1Affine, len(scalars))
+	if err := fb.mulMany(context.Background(), a, scalars, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := mulManyAffineG1(context.Background(), fb, b, scalars, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if !a[i].Equal(&b[i]) {
+			t.Fatalf("scalar %d (%s): affine batch differs", i, scalars[i].String())
+		}
+	}
+}

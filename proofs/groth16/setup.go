@@ -88,7 +88,7 @@ func setupWith(ctx context.Context, c *r1cs.Circuit, t *toxic, cfg *config) (*Pr
 		hs[i].Mul(&pow[i], &hc)
 	}
 	pk.H = make([]bls.G1Affine, m-1)
-	if err := fb1.mulMany(ctx, pk.H, hs, g1tick); err != nil {
+	if err := mulManyAffineG1(ctx, fb1, pk.H, hs, g1tick); err != nil {
 		return nil, err
 	}
 	hs = nil
@@ -157,7 +157,7 @@ func setupWith(ctx context.Context, c *r1cs.Circuit, t *toxic, cfg *config) (*Pr
 		out []bls.G1Affine
 		s   []fr.Element
 	}{{pk.VK.IC, ics}, {pk.L, ls}, {pk.A, as}, {pk.BG1, bs}} {
-		if err := fb1.mulMany(ctx, job.out, job.s, g1tick); err != nil {
+		if err := mulManyAffineG1(ctx, fb1, job.out, job.s, g1tick); err != nil {
 			return nil, err
 		}
 	}
