@@ -22,7 +22,12 @@ type ExitError struct {
 	Err  error
 }
 
-func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // App returns the filc2 command-line application.
@@ -35,8 +40,14 @@ func App() *ucli.App {
 			"Commit2In wrapper) into the proof bytes lotus would produce, on NVIDIA GPUs or the CPU.",
 		Commands: []*ucli.Command{
 			versionCommand(),
-			paramsCommand(),
+			withSubcommands(paramsCommand(), paramsFetchCommand()),
+			demoCommand(),
+			sealCommand(),
+			setupCommand(),
+			proveCommand(),
+			verifyCommand(),
 			circuitCommand(),
+			verifySealCommand(),
 		},
 		HideVersion:          false,
 		EnableBashCompletion: true,
