@@ -181,7 +181,8 @@ func loadVK(c *ucli.Context, p abi.SealProof) (*groth16.PreparedVerifyingKey, er
 			return nil, fmt.Errorf("verifying key %s not found: fetch it with `filc2 params fetch --vk-only -p %s`, or pass --vk", path, p.Name)
 		case errors.As(err, &mismatch):
 			// Test parameters (filc2 setup) carry the official names: say so, and go on.
-			fmt.Fprintf(c.App.ErrWriter, "WARNING: %v: not the official verifying key; a proof it accepts will not verify on chain\n", err)
+			fmt.Fprintf(c.App.ErrWriter, "WARNING: %s is not the official verifying key (digest %s, parameters.json has %s): a proof it accepts will not verify on chain\n",
+				mismatch.Path, mismatch.Got, mismatch.Want)
 		case err != nil:
 			return nil, err
 		}
