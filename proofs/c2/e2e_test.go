@@ -14,7 +14,7 @@ import (
 	"github.com/filc2/filc2/proofs/porep"
 )
 
-func sealC1(t *testing.T, p abi.SealProof, sector uint64, seed byte) *c1.Commit1Out {
+func sealC1(t testing.TB, p abi.SealProof, sector uint64, seed byte) *c1.Commit1Out {
 	t.Helper()
 	var ticket, s [32]byte
 	ticket[1], s[0] = byte(sector)+1, seed

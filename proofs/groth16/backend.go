@@ -51,7 +51,8 @@ func (b CPU) Prove(ctx context.Context, srs SRS, w *Assignment, r, s fr.Element)
 		return nil, errors.New("groth16: SRS was not loaded by the CPU backend")
 	}
 	cfg := config{nbTasks: b.Tasks}
-	sums, err := p.sums(ctx, w, &cfg)
+	var st StageTimes
+	sums, err := p.sums(ctx, w, &cfg, &st)
 	if err != nil {
 		return nil, err
 	}

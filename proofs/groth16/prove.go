@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -141,22 +142,45 @@ func newCPUProver(pk *ProvingKey, c *r1cs.Circuit) (*cpuProver, error) {
 	return &cpuProver{pk: pk, circuit: c, dens: DensitiesOf(c), domain: fft.NewDomain(uint64(shape.Domain))}, nil
 }
 
-// sums computes the five MSMs of one assignment.
-func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config) (*Sums, error) {
+// StageTimes is where one CPU proof's time went.
+type StageTimes struct {
+	ABC    time.Duration // a, b, c: the sparse matrix-vector products
+	H      time.Duration // the 7 FFTs and pointwise steps
+	MSMH   time.Duration // H: dense G1
+	MSML   time.Duration // L: G1, mostly 0/1 scalars
+	MSMA   time.Duration // A: G1
+	MSMBG1 time.Duration // B in G1
+	MSMBG2 time.Duration // B in G2
+}
+
+// Total is the sum of the stages.
+func (t *StageTimes) Total() time.Duration {
+	return t.ABC + t.H + t.MSMH + t.MSML + t.MSMA + t.MSMBG1 + t.MSMBG2
+}
+
+// sums computes the five MSMs of one assignment, timing each stage into st.
+func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config, st *StageTimes) (*Sums, error) {
 	c := p.circuit
 	if len(w.Inputs) != c.NumInputs || len(w.Aux) != c.NumAux {
 		return nil, fmt.Errorf("groth16: assignment has %d inputs and %d aux, circuit has %d and %d",
 			len(w.Inputs), len(w.Aux), c.NumInputs, c.NumAux)
 	}
-	tick := cfg.stage("prove", 6)
+	tick := cfg.stage("prove", 7)
+	t0 := time.Now()
+	lap := func(d *time.Duration) {
+		now := time.Now()
+		*d = now.Sub(t0)
+		t0 = now
+		tick(1)
+	}
 	a, b, cc, err := evalABC(c, w, int(p.domain.Cardinality), cfg.nbTasks)
 	if err != nil {
 		return nil, err
 	}
-	tick(1)
+	lap(&st.ABC)
 	h := computeH(p.domain, a, b, cc, cfg.nbTasks)
 	b, cc = nil, nil
-	tick(1)
+	lap(&st.H)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -164,44 +188,52 @@ func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config) (*Sums
 	if err := msmG1(&s.H, p.pk.H, h, cfg.nbTasks); err != nil {
 		return nil, err
 	}
-	tick(1)
+	lap(&st.MSMH)
 	if err := splitMSMG1(ctx, &s.L, p.pk.L, w.Aux, cfg.nbTasks); err != nil {
 		return nil, err
 	}
-	tick(1)
+	lap(&st.MSML)
 	as, bs := queryScalars(p.dens, w)
 	if err := splitMSMG1(ctx, &s.A, p.pk.A, as, cfg.nbTasks); err != nil {
 		return nil, err
 	}
+	lap(&st.MSMA)
 	if err := splitMSMG1(ctx, &s.BG1, p.pk.BG1, bs, cfg.nbTasks); err != nil {
 		return nil, err
 	}
-	tick(1)
+	lap(&st.MSMBG1)
 	if err := splitMSMG2(ctx, &s.BG2, p.pk.BG2, bs, cfg.nbTasks); err != nil {
 		return nil, err
 	}
-	tick(1)
+	lap(&st.MSMBG2)
 	return &s, nil
+}
+
+// ProveTimed is Prove that also reports where the time went.
+func ProveTimed(ctx context.Context, pk *ProvingKey, c *r1cs.Circuit, w *Assignment, opts ...Option) (*Proof, StageTimes, error) {
+	var st StageTimes
+	cfg := newConfig(opts)
+	p, err := newCPUProver(pk, c)
+	if err != nil {
+		return nil, st, err
+	}
+	r, err := randomScalar(cfg.rand)
+	if err != nil {
+		return nil, st, err
+	}
+	s, err := randomScalar(cfg.rand)
+	if err != nil {
+		return nil, st, err
+	}
+	sums, err := p.sums(ctx, w, &cfg, &st)
+	if err != nil {
+		return nil, st, err
+	}
+	return Assemble(&pk.VK, sums, &r, &s), st, nil
 }
 
 // Prove computes a proof of the assignment on the CPU with fresh r and s.
 func Prove(ctx context.Context, pk *ProvingKey, c *r1cs.Circuit, w *Assignment, opts ...Option) (*Proof, error) {
-	cfg := newConfig(opts)
-	p, err := newCPUProver(pk, c)
-	if err != nil {
-		return nil, err
-	}
-	r, err := randomScalar(cfg.rand)
-	if err != nil {
-		return nil, err
-	}
-	s, err := randomScalar(cfg.rand)
-	if err != nil {
-		return nil, err
-	}
-	sums, err := p.sums(ctx, w, &cfg)
-	if err != nil {
-		return nil, err
-	}
-	return Assemble(&pk.VK, sums, &r, &s), nil
+	p, _, err := ProveTimed(ctx, pk, c, w, opts...)
+	return p, err
 }
