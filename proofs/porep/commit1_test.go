@@ -99,13 +99,18 @@ func TestCommit1SatisfiesCircuit2KiB(t *testing.T) {
 }
 
 func TestCommit1SatisfiesCircuit8MiB(t *testing.T) {
-	s := sealFor(t, "StackedDrg8MiBV1_1", nil)
-	out, err := s.Commit1(testSeed(4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := checkPartitions(t, out); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"StackedDrg8MiBV1", "StackedDrg8MiBV1_1", "StackedDrg8MiBV1_1_Feat_SyntheticPoRep"} {
+		s := sealFor(t, name, nil)
+		out, err := s.Commit1(testSeed(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyVanilla(context.Background(), out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := checkPartitions(t, out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
 }
 
