@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"runtime"
 	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -34,7 +35,10 @@ func evalABC(c *r1cs.Circuit, w *Assignment, m, tasks int) (a, b, cc []fr.Elemen
 // iFFT of a, b and c over bellperson's ω, FFT on the coset g = 7, pointwise
 // (a·b − c)/(g^m − 1), iFFT on the coset. a is overwritten and returned.
 func computeH(domain *fft.Domain, a, b, c []fr.Element, tasks int) []fr.Element {
-	opt := fft.WithNbTasks(max(tasks, 1))
+	if tasks <= 0 {
+		tasks = runtime.GOMAXPROCS(0)
+	}
+	opt := fft.WithNbTasks(tasks)
 	for _, v := range [][]fr.Element{a, b, c} {
 		domain.FFTInverse(v, fft.DIF, opt)
 		domain.FFT(v, fft.DIT, fft.OnCoset(), opt)
