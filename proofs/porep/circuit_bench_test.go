@@ -8,8 +8,9 @@ import (
 	"github.com/filc2/filc2/proofs/r1cs"
 )
 
-// benchSynthesize synthesises one blank partition of p in mode m per iteration
-// and reports the heap the finished System holds.
+// benchSynthesize synthesises one blank partition of p in mode m per iteration,
+// with storage presized as c2.Witness presizes it, and reports the heap the
+// finished System holds.
 func benchSynthesize(b *testing.B, name string, m r1cs.Mode) {
 	p, err := abi.ParseName(name)
 	if err != nil {
@@ -17,10 +18,18 @@ func benchSynthesize(b *testing.B, name string, m r1cs.Mode) {
 	}
 	s := ShapeOf(p)
 	in := s.Blank()
+	// Size the value storage as c2.Witness does, from a count-mode pass.
+	counter := r1cs.New(r1cs.Count)
+	if err := Synthesize(counter, s, in); err != nil {
+		b.Fatal(err)
+	}
+	counter.Finish()
+	st := counter.Stats()
 	b.ReportAllocs()
+	b.ResetTimer()
 	var heap uint64
 	for b.Loop() {
-		cs := r1cs.New(m)
+		cs := r1cs.New(m, r1cs.WithCapacity(st.Aux, st.Constraints))
 		if err := Synthesize(cs, s, in); err != nil {
 			b.Fatal(err)
 		}
