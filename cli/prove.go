@@ -225,7 +225,7 @@ func printSummary(w io.Writer, s *proveSummary) {
 		s.ProofType, s.Bytes, s.Out, s.Backend, s.VanillaNS.Round(time.Millisecond), s.LoadNS.Round(time.Millisecond), s.TotalNS.Round(time.Millisecond))
 }
 
-// readProofArg reads a proof file: raw bytes, or hex text.
+// readProofFile reads a proof file: raw bytes, or hex text.
 func readProofFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
