@@ -48,6 +48,7 @@ func App() *ucli.App {
 			verifyCommand(),
 			circuitCommand(),
 			verifySealCommand(),
+			configCommand(),
 		},
 		HideVersion:          false,
 		EnableBashCompletion: true,

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/c2"
+	"github.com/filc2/filc2/proofs/porep"
+)
+
+// One real 2KiB SealCommit2 through the engine on the CPU: seal, test
+// parameters (about 50 s on 2 cores), then a job submitted as C1 bytes,
+// proved through the C2 backend and WholeProof, verified again here. Skipped
+// with -short and under the race detector (it would take many minutes).
+func TestC2Backend2KiB(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a real 2KiB proof takes about 80 s on 2 cores (skipped with -short and -race)")
+	}
+	ctx := context.Background()
+	p := proof2K
+	dir := t.TempDir()
+	t0 := time.Now()
+	if _, _, err := c2.Setup(ctx, p, dir, c2.SetupOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("setup %v", time.Since(t0))
+	raw := sealC1(t, p)
+
+	cfg := DefaultConfig()
+	cfg.Params.Dir = dir
+	cfg.GPU.Devices = []int{0}
+	cfg.Synthesis.Workers = 1
+	cfg.Memory.Budget = 6 * GiB
+	e, err := New(cfg, &C2{ParamsDir: dir, GPU: CPUWholeProof(0)}, WithLogger(discard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.backend.Name() != "c2/cpu" {
+		t.Fatalf("backend %s", e.backend.Name())
+	}
+	// A C1 whose vanilla proofs do not check is the caller's error.
+	bad, err := c1.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Seed[0] ^= 1
+	if _, err := e.Submit(ctx, Request{ID: "bad", Commit1: bad}); err == nil {
+		t.Fatal("a C1 with a changed seed was accepted")
+	}
+
+	t0 = time.Now()
+	id, err := e.Submit(ctx, Request{ID: "real", C1: raw, ProofType: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Await(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("job %v: %+v", time.Since(t0), r.Partitions)
+	if len(r.Proof) != p.Partitions*abi.PartitionProofLen {
+		t.Fatalf("%d proof bytes", len(r.Proof))
+	}
+	c, err := c1.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := c2.Load(ctx, p, c2.LoadOptions{ParamsDir: dir, Backend: hostKeys{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.VerifyC1Proof(pr.PVK, c, r.Proof); err != nil {
+		t.Fatalf("the engine's proof: %v", err)
+	}
+	st := e.Status()
+	if len(st.Circuits) != 1 || st.Circuits[0].PartitionBytes < 100<<20 || st.Memory.HighWater > st.Memory.Budget {
+		t.Fatalf("status %+v", st)
+	}
+	if l := st.GPUs[0].Lock; l.Acquisitions != 1 || l.MaxHolders != 1 || l.Busy < time.Second {
+		t.Fatalf("lock %+v", l)
+	}
+}
+
+// sealC1 seals a 2KiB sector and returns its C1 output as JSON.
+func sealC1(t *testing.T, p abi.SealProof) []byte {
+	t.Helper()
+	var ticket, seed [32]byte
+	ticket[1], seed[0] = 2, 7
+	sec, err := porep.Seal(context.Background(), porep.SealInput{Proof: p, ProverID: porep.ProverID(1000), SectorID: 1, Ticket: ticket}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sec.Commit1(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c1.Encode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/filc2/filc2/proofs/paramcache"
+)
+
+// Config is the engine's configuration, one TOML table per concern. The zero
+// value of a knob marked "0: auto" is resolved when the engine starts.
+type Config struct {
+	GPU       GPUConfig       `toml:"gpu"`
+	Synthesis SynthesisConfig `toml:"synthesis"`
+	Memory    MemoryConfig    `toml:"memory"`
+	Params    ParamsConfig    `toml:"params"`
+	Queue     QueueConfig     `toml:"queue"`
+	Timeline  TimelineConfig  `toml:"timeline"`
+	Serve     ServeConfig     `toml:"serve"`
+}
+
+// GPUConfig picks the GPUs and the workers that share each one.
+type GPUConfig struct {
+	Devices       []int `toml:"devices"`         // device ordinals the engine proves on
+	WorkersPerGPU int   `toml:"workers_per_gpu"` // workers sharing one GPU's lock (the interlock)
+}
+
+// SynthesisConfig sizes the CPU witness synthesis.
+type SynthesisConfig struct {
+	Workers int `toml:"workers"` // partitions synthesised at once (0: auto, GOMAXPROCS)
+}
+
+// MemoryConfig is the host-RAM byte budget: resident circuits and partitions
+// in flight together never exceed it.
+type MemoryConfig struct {
+	Budget       ByteSize      `toml:"budget"`        // 0: auto, MemTotal − SafetyMargin
+	SafetyMargin ByteSize      `toml:"safety_margin"` // left to the system when Budget is auto
+	EvictIdle    time.Duration `toml:"evict_idle"`    // least idle time before pressure may evict a circuit
+}
+
+// ParamsConfig says where the parameter files are.
+type ParamsConfig struct {
+	Dir    string `toml:"dir"`     // .params, .vk and recorded circuits
+	PCEDir string `toml:"pce_dir"` // recorded circuits ("": beside the params; nothing else yet)
+}
+
+// QueueConfig bounds the queues and the jobs' lifetimes.
+type QueueConfig struct {
+	MaxQueued      int           `toml:"max_queued"`      // jobs waiting to start; more are refused (ErrQueueFull)
+	GPUQueueDepth  int           `toml:"gpu_queue_depth"` // synthesised partitions waiting for a GPU (0: auto, one per GPU worker)
+	DefaultTimeout time.Duration `toml:"default_timeout"` // deadline of a job that sets none (0: none)
+	RetainFinished time.Duration `toml:"retain_finished"` // how long a finished job answers Await and resubmissions
+}
+
+// TimelineConfig turns on the TIMELINE event log.
+type TimelineConfig struct {
+	Path string `toml:"path"` // JSON lines appended here ("": off)
+}
+
+// ServeConfig holds the listen addresses of `filc2 serve` (the serving work).
+type ServeConfig struct {
+	Listen        string `toml:"listen"`         // the Prover API (JSON-RPC)
+	MetricsListen string `toml:"metrics_listen"` // Prometheus /metrics ("": on the API listener)
+}
+
+// DefaultConfig returns the configuration of a one-GPU machine.
+func DefaultConfig() Config {
+	return Config{
+		GPU:       GPUConfig{Devices: []int{0}, WorkersPerGPU: 2},
+		Synthesis: SynthesisConfig{Workers: 0},
+		Memory:    MemoryConfig{Budget: 0, SafetyMargin: 4 * GiB, EvictIdle: 0},
+		Params:    ParamsConfig{Dir: paramcache.DefaultDir},
+		Queue:     QueueConfig{MaxQueued: 64, GPUQueueDepth: 0, RetainFinished: 30 * time.Minute},
+		Serve:     ServeConfig{Listen: "127.0.0.1:2345"},
+	}
+}
+
+// ParseConfig reads a TOML configuration over DefaultConfig: knobs the text
+// leaves out keep their defaults; unknown knobs are an error.
+func ParseConfig(text string) (Config, error) {
+	cfg := DefaultConfig()
+	md, err := toml.Decode(text, &cfg)
+	if err != nil {
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return cfg, fmt.Errorf("config: unknown keys %s", strings.Join(keys, ", "))
+	}
+	return cfg, cfg.Validate()
+}
+
+// LoadConfig reads the TOML configuration file at path (see ParseConfig).
+func LoadConfig(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return DefaultConfig(), err
+	}
+	cfg, err := ParseConfig(string(b))
+	if err != nil {
+		return cfg, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Validate reports the first knob out of range.
+func (c *Config) Validate() error {
+	if len(c.GPU.Devices) == 0 {
+		return errors.New("config: gpu.devices is empty: list at least one device ordinal")
+	}
+	seen := map[int]bool{}
+	for _, d := range c.GPU.Devices {
+		if d < 0 || seen[d] {
+			return fmt.Errorf("config: gpu.devices %v: want distinct ordinals ≥ 0", c.GPU.Devices)
+		}
+		seen[d] = true
+	}
+	switch {
+	case c.GPU.WorkersPerGPU < 1:
+		return fmt.Errorf("config: gpu.workers_per_gpu = %d: want ≥ 1 (2 overlaps one worker's CPU stages with the other's kernels)", c.GPU.WorkersPerGPU)
+	case c.Synthesis.Workers < 0:
+		return fmt.Errorf("config: synthesis.workers = %d: want ≥ 0 (0: one per core)", c.Synthesis.Workers)
+	case c.Memory.Budget < 0 || c.Memory.SafetyMargin < 0:
+		return errors.New("config: memory.budget and memory.safety_margin must be ≥ 0")
+	case c.Memory.EvictIdle < 0:
+		return errors.New("config: memory.evict_idle must be ≥ 0")
+	case c.Params.Dir == "":
+		return errors.New("config: params.dir is empty")
+	case c.Params.PCEDir != "" && c.Params.PCEDir != c.Params.Dir:
+		return fmt.Errorf("config: params.pce_dir = %q: the recorded circuits are read beside the params (params.dir) until c2's loader takes a separate directory; leave it empty", c.Params.PCEDir)
+	case c.Queue.MaxQueued < 1:
+		return fmt.Errorf("config: queue.max_queued = %d: want ≥ 1", c.Queue.MaxQueued)
+	case c.Queue.GPUQueueDepth < 0:
+		return fmt.Errorf("config: queue.gpu_queue_depth = %d: want ≥ 0 (0: one per GPU worker)", c.Queue.GPUQueueDepth)
+	case c.Queue.DefaultTimeout < 0 || c.Queue.RetainFinished < 0:
+		return errors.New("config: queue.default_timeout and queue.retain_finished must be ≥ 0")
+	}
+	return nil
+}
+
+// resolved returns c with its "auto" knobs made concrete for this machine.
+func (c Config) resolved() (Config, error) {
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	c.GPU.Devices = append([]int(nil), c.GPU.Devices...)
+	if c.Synthesis.Workers == 0 {
+		c.Synthesis.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.Queue.GPUQueueDepth == 0 {
+		c.Queue.GPUQueueDepth = len(c.GPU.Devices) * c.GPU.WorkersPerGPU
+	}
+	if c.Memory.Budget == 0 {
+		total, err := memTotal()
+		if err != nil {
+			return c, fmt.Errorf("config: memory.budget is auto but %w: set it", err)
+		}
+		if total <= c.Memory.SafetyMargin {
+			return c, fmt.Errorf("config: memory.budget is auto but the machine's %v is not more than memory.safety_margin %v", total, c.Memory.SafetyMargin)
+		}
+		c.Memory.Budget = total - c.Memory.SafetyMargin
+	}
+	return c, nil
+}
+
+// memTotal reads MemTotal from /proc/meminfo.
+func memTotal() (ByteSize, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 3 && fields[0] == "MemTotal:" && fields[2] == "kB" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("/proc/meminfo: %w", err)
+			}
+			return ByteSize(kb) * KiB, nil
+		}
+	}
+	return 0, errors.New("/proc/meminfo has no MemTotal")
+}
+
+// ByteSize is a number of bytes; in TOML an integer or a string with a unit
+// ("64GiB", "512 MiB", "2GB").
+type ByteSize int64
+
+// Byte size units.
+const (
+	KiB ByteSize = 1 << (10 * (iota + 1))
+	MiB
+	GiB
+	TiB
+)
+
+var byteUnits = []struct {
+	name string
+	n    ByteSize
+}{
+	{"TiB", TiB}, {"GiB", GiB}, {"MiB", MiB}, {"KiB", KiB},
+	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"kB", 1e3}, {"B", 1},
+}
+
+// String writes the size in the largest binary unit that divides it.
+func (b ByteSize) String() string {
+	for _, u := range byteUnits[:4] {
+		if b != 0 && b%u.n == 0 {
+			return strconv.FormatInt(int64(b/u.n), 10) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(b), 10)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (b ByteSize) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler: bytes, or a number with
+// a unit; "auto" is 0.
+func (b *ByteSize) UnmarshalText(text []byte) error {
+	s := strings.TrimSpace(string(text))
+	if s == "auto" {
+		*b = 0
+		return nil
+	}
+	mult := ByteSize(1)
+	for _, u := range byteUnits {
+		if strings.HasSuffix(s, u.name) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.name)), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || (mult > 1 && n > int64((1<<63-1)/mult)) {
+		return fmt.Errorf("byte size %q: want a non-negative integer, optionally with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB)", string(text))
+	}
+	*b = ByteSize(n) * mult
+	return nil
+}

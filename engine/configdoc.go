@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteExampleConfig writes c as a TOML file in which every knob is set to
+// its value in c and explained: `filc2 config default` prints DefaultConfig
+// this way. ParseConfig reads it back to c.
+func WriteExampleConfig(w io.Writer, c Config) error {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	comment := func(text string) {
+		for _, l := range strings.Split(text, "\n") {
+			line("# %s", l)
+		}
+	}
+	knob := func(doc, key, value string) {
+		comment(doc)
+		line("%s = %s", key, value)
+		line("")
+	}
+	str := strconv.Quote
+	dur := func(d time.Duration) string { return str(formatDuration(d)) }
+	ints := func(v []int) string {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.Itoa(x)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	}
+	size := func(n ByteSize) string {
+		if n == 0 {
+			return str("auto")
+		}
+		return str(n.String())
+	}
+
+	comment("filc2 proving engine configuration (TOML). Every knob is shown with its default;\n" +
+		"delete the ones you do not change. Sizes take a unit (\"64GiB\", \"512MiB\") or a number of\n" +
+		"bytes; durations are Go durations (\"90s\", \"30m\", \"0s\").")
+	line("")
+	line("[gpu]")
+	knob("Device ordinals (as CUDA numbers them) the engine proves on. Each GPU keeps its own\n"+
+		"resident keys; partitions of one job spread over all of them.", "devices", ints(c.GPU.Devices))
+	knob("Workers sharing one GPU. They take turns on the GPU's lock, which is held only around\n"+
+		"the kernel section; one worker's CPU work (staging, bitmaps, finalisation, verification)\n"+
+		"overlaps the other's kernels. 2 keeps the GPU busy; more only add memory.", "workers_per_gpu", strconv.Itoa(c.GPU.WorkersPerGPU))
+	line("[synthesis]")
+	knob("Partitions whose witness is synthesised at once on the CPU (0: one per core). The memory\n"+
+		"budget bounds them too: a worker starts a partition only when its bytes fit.", "workers", strconv.Itoa(c.Synthesis.Workers))
+	line("[memory]")
+	knob("The host-RAM byte budget. Resident circuits (keys and recorded circuits) and every\n"+
+		"partition in flight (its witness and working memory, reserved before synthesis starts and\n"+
+		"released after its proof) together never exceed it. With little memory jobs run slower,\n"+
+		"one partition at a time; a job whose circuit and single partition exceed the whole budget\n"+
+		"is refused. \"auto\": the machine's MemTotal less safety_margin.", "budget", size(c.Memory.Budget))
+	knob("What \"auto\" leaves to the system and everything else on the machine.", "safety_margin", str(c.Memory.SafetyMargin.String()))
+	knob("A circuit no job uses is evicted only when the budget needs its bytes and it has been\n"+
+		"idle at least this long (\"0s\": as soon as it is needed).", "evict_idle", dur(c.Memory.EvictIdle))
+	line("[params]")
+	knob("The Groth16 parameter directory: .params, .vk and filc2's recorded circuits (PCE).\n"+
+		"The same directory lotus and curio use (FIL_PROOFS_PARAMETER_CACHE).", "dir", str(c.Params.Dir))
+	knob("Where the recorded circuits are. Empty: beside the params, the only place supported now.", "pce_dir", str(c.Params.PCEDir))
+	line("[queue]")
+	knob("Jobs that may wait for their first partition to start; Submit refuses more (queue full),\n"+
+		"so a flood of requests waits at the caller, not in this process's memory.", "max_queued", strconv.Itoa(c.Queue.MaxQueued))
+	knob("Synthesised partitions that may wait for a GPU worker (0: one per GPU worker).", "gpu_queue_depth", strconv.Itoa(c.Queue.GPUQueueDepth))
+	knob("Deadline of a job whose request sets none, counted from submission (\"0s\": none). A job\n"+
+		"past its deadline fails with a deadline error and frees its memory.", "default_timeout", dur(c.Queue.DefaultTimeout))
+	knob("How long a finished job's result stays for Await and for resubmissions of its id.", "retain_finished", dur(c.Queue.RetainFinished))
+	line("[timeline]")
+	knob("Append a TIMELINE of events here: JSON lines of time, job, partition, GPU, worker, stage\n"+
+		"and start/end, for every stage of every partition (\"\": off).", "path", str(c.Timeline.Path))
+	line("[serve]")
+	knob("Address of the Prover API (JSON-RPC) of `filc2 serve`.", "listen", str(c.Serve.Listen))
+	knob("Address of Prometheus /metrics (\"\": served on the API's address).", "metrics_listen", str(c.Serve.MetricsListen))
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+// formatDuration writes d as time.ParseDuration reads it, without the
+// trailing zero units of Duration.String ("30m", not "30m0s").
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

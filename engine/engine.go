@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/filc2/filc2/proofs/abi"
+)
+
+// Engine runs SealCommit2 jobs over the configured GPUs. Its methods are safe
+// for concurrent use. Close it to stop its workers and free its circuits.
+type Engine struct {
+	cfg     Config // resolved
+	backend Backend
+	log     *slog.Logger
+	tl      *timeline
+	tlFile  io.Closer // the timeline file the engine opened, if any
+	m       *metrics
+	budget  *budget
+	res     *residency
+	locks   map[int]*gpuLock
+	changed *signal // the scheduler's wake-up: submissions, releases, loads, job ends
+	start   time.Time
+
+	ctx    context.Context // ends at Close, with cause ErrClosed
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup // workers and loads
+
+	mu       sync.Mutex
+	closed   bool
+	seq      uint64
+	jobs     map[JobID]*job
+	finished []*job // final jobs in the order they ended, for forgetting
+	queue    jobQueue
+	ready    readyQueue
+	queued   int // jobs in JobQueued
+	running  int // jobs in JobRunning
+	workers  []*workerState
+	totals   Totals
+}
+
+// Option configures New beyond the Config.
+type Option func(*options)
+
+type options struct {
+	timeline io.Writer
+	log      *slog.Logger
+}
+
+// WithTimeline writes the TIMELINE event log to w (overriding timeline.path).
+func WithTimeline(w io.Writer) Option { return func(o *options) { o.timeline = w } }
+
+// WithLogger logs the engine's events to l (default: slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// New starts an engine on backend with cfg: its synthesis workers, and
+// cfg.GPU.WorkersPerGPU workers on each GPU. Circuits load when the first job
+// needs them (or on Preload).
+func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := cfg.resolved()
+	if err != nil {
+		return nil, err
+	}
+	if backend == nil {
+		return nil, errors.New("engine: no backend")
+	}
+	if o.log == nil {
+		o.log = slog.Default()
+	}
+	e := &Engine{cfg: cfg, backend: backend, log: o.log, m: newMetrics(), changed: newSignal(),
+		locks: map[int]*gpuLock{}, jobs: map[JobID]*job{}, start: time.Now()}
+	tw := o.timeline
+	if tw == nil && cfg.Timeline.Path != "" {
+		f, err := os.OpenFile(cfg.Timeline.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("engine: timeline: %w", err)
+		}
+		tw, e.tlFile = f, f
+	}
+	e.tl = newTimeline(tw)
+	e.ctx, e.cancel = context.WithCancelCause(context.Background())
+	e.budget = newBudget(int64(cfg.Memory.Budget), e.changed)
+	e.res = &residency{backend: backend, budget: e.budget, gpus: cfg.GPU.Devices, minIdle: cfg.Memory.EvictIdle,
+		changed: e.changed, ctx: e.ctx, wg: &e.wg, log: e.log, tl: e.tl, m: e.m, circuits: map[uint64]*resident{}}
+	for _, gpu := range cfg.GPU.Devices {
+		e.locks[gpu] = newGPULock(gpu)
+	}
+	e.m.register(e)
+	for i := range cfg.Synthesis.Workers {
+		w := &workerState{name: fmt.Sprintf("synth-%d", i), gpu: -1}
+		e.workers = append(e.workers, w)
+		e.wg.Add(1)
+		go e.synthesisWorker(w)
+	}
+	for _, gpu := range cfg.GPU.Devices {
+		for i := range cfg.GPU.WorkersPerGPU {
+			w := &workerState{name: fmt.Sprintf("gpu%d/w%d", gpu, i), gpu: gpu}
+			e.workers = append(e.workers, w)
+			e.wg.Add(1)
+			go e.gpuWorker(w)
+		}
+	}
+	e.log.Info("engine started", "backend", backend.Name(), "gpus", cfg.GPU.Devices, "workers_per_gpu", cfg.GPU.WorkersPerGPU,
+		"synthesis_workers", cfg.Synthesis.Workers, "memory_budget", cfg.Memory.Budget)
+	return e, nil
+}
+
+// Config returns the engine's configuration, its auto knobs resolved.
+func (e *Engine) Config() Config {
+	c := e.cfg
+	c.GPU.Devices = append([]int(nil), c.GPU.Devices...)
+	return c
+}
+
+// Registry is the engine's Prometheus registry (serve it with promhttp).
+func (e *Engine) Registry() *prometheus.Registry { return e.m.reg }
+
+// Await waits for job id to finish and returns its result; the error is the
+// job's (nil when it succeeded). If ctx ends first, Await returns ctx's error
+// and the job goes on.
+func (e *Engine) Await(ctx context.Context, id JobID) (Result, error) {
+	e.mu.Lock()
+	j := e.jobs[id]
+	e.mu.Unlock()
+	if j == nil {
+		return Result{ID: id}, fmt.Errorf("%w: %s", ErrUnknownJob, id)
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return Result{ID: id, ProofType: j.proof.Name, State: j.state, Submitted: j.submitted, Started: j.started}, ctx.Err()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := j.result()
+	return r, r.Err
+}
+
+// Cancel ends job id: a queued job leaves the queue, a running one stops at
+// its partitions' next stage boundary, and its memory returns to the budget.
+// Canceling a finished job does nothing.
+func (e *Engine) Cancel(id JobID) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	j := e.jobs[id]
+	if j == nil {
+		return fmt.Errorf("%w: %s", ErrUnknownJob, id)
+	}
+	e.finishLocked(j, JobCanceled, fmt.Errorf("%w: %s", ErrCanceled, id))
+	return nil
+}
+
+// Preload loads p's circuit and its provers on every GPU, and waits for them.
+// Jobs load their circuit themselves; Preload takes the wait out of the
+// first job. A preloaded circuit is evicted like any other.
+func (e *Engine) Preload(ctx context.Context, p abi.SealProof) error {
+	est, err := e.backend.CircuitBytes(p)
+	if err != nil {
+		return err
+	}
+	for {
+		ch := e.changed.wait()
+		if e.ctx.Err() != nil {
+			return ErrClosed
+		}
+		rc := e.res.lookup(uint64(p.SectorSize))
+		if rc == nil {
+			if est > e.budget.status().Budget {
+				return &BudgetError{Job: "preload", Circuit: est, Budget: e.budget.status().Budget}
+			}
+			if !e.res.startLoad(p, est) {
+				if evicted, _ := e.res.evictIdle(uint64(p.SectorSize)); !evicted {
+					return fmt.Errorf("%w: preloading %s needs %v and the budget is in use", ErrBudget, p.Name, ByteSize(est))
+				}
+			}
+		} else {
+			switch st, err := e.res.state(rc); st {
+			case residentFailed:
+				e.res.forget(rc)
+				return err
+			case residentReady:
+				return e.awaitProvers(ctx, rc)
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-e.ctx.Done():
+			return ErrClosed
+		}
+	}
+}
+
+// awaitProvers waits for rc's provers on every GPU.
+func (e *Engine) awaitProvers(ctx context.Context, rc *resident) error {
+	for _, gpu := range e.cfg.GPU.Devices {
+		if _, err := e.res.acquireProver(ctx, rc, gpu); err != nil {
+			return err
+		}
+		e.res.releaseProver(rc, gpu)
+	}
+	return nil
+}
+
+// Close stops the engine: jobs not finished end with ErrClosed, workers stop
+// at their next stage boundary, circuits are closed. It waits for all that.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	for _, j := range e.jobs {
+		e.finishLocked(j, JobCanceled, ErrClosed)
+	}
+	e.mu.Unlock()
+	e.res.close() // no new loads from here on
+	e.cancel(ErrClosed)
+	e.changed.broadcast()
+	e.wg.Wait()
+	e.res.closeAll()
+	var err error
+	if terr := e.tl.failed(); terr != nil {
+		err = fmt.Errorf("engine: timeline: %w", terr)
+	}
+	if e.tlFile != nil {
+		if cerr := e.tlFile.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("engine: timeline: %w", cerr)
+		}
+	}
+	e.log.Info("engine closed")
+	return err
+}

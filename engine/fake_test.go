@@ -1,0 +1,415 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/groth16"
+)
+
+// fakeBackend pretends to prove: it sleeps where a real backend works, fails
+// where a test tells it to, and counts what the engine asked of it. Its
+// "proof" of partition k of job name is A = (tag(name)·1000 + k + 1)·G1, so
+// a test can check that every partition's proof landed in its place.
+type fakeBackend struct {
+	circuitBytes int64
+	partBytes    int64
+	loadDelay    time.Duration
+	synthDelay   time.Duration
+	prepDelay    time.Duration
+	gpuDelay     time.Duration
+	finishDelay  time.Duration
+
+	mu           sync.Mutex
+	fail         map[string]Stage // "job/k" → the stage that fails
+	loadErr      error            // LoadCircuit fails while set
+	checkErr     error            // CheckC1 fails while set
+	onSynth      func(job string, k int)
+	inKernel     map[int]int // per GPU, RunGPU calls running now
+	maxInKernel  map[int]int
+	synthOrder   []string // "job/k", in the order synthesis started
+	circuitLoads map[uint64]int
+	proverLoads  map[string]int // "gpu/size"
+	closed       []string       // "circuit size" or "prover gpu/size"
+	active       map[uint64]int // calls into a size's circuit or provers running now
+	prepared     int            // Prepared values not yet consumed or released
+	kernelGPU    map[string]int // "job/k" → the GPU whose RunGPU proved it
+	errs         []string       // misuse the fake detected
+}
+
+func newFake() *fakeBackend {
+	return &fakeBackend{circuitBytes: 300, partBytes: 100, fail: map[string]Stage{},
+		inKernel: map[int]int{}, maxInKernel: map[int]int{}, circuitLoads: map[uint64]int{},
+		proverLoads: map[string]int{}, active: map[uint64]int{}, kernelGPU: map[string]int{}}
+}
+
+func (f *fakeBackend) Name() string { return "fake" }
+
+func (f *fakeBackend) CheckC1(_ context.Context, _ abi.SealProof, c *c1.Commit1Out) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.checkErr
+}
+
+func (f *fakeBackend) CircuitBytes(abi.SealProof) (int64, error) { return f.circuitBytes, nil }
+
+func (f *fakeBackend) LoadCircuit(ctx context.Context, p abi.SealProof, progress func(done, total int64)) (Circuit, error) {
+	progress(0, 1)
+	if err := sleep(ctx, f.loadDelay); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.loadErr != nil {
+		return nil, f.loadErr
+	}
+	f.circuitLoads[uint64(p.SectorSize)]++
+	progress(1, 1)
+	return &fakeCircuit{f: f, size: uint64(p.SectorSize)}, nil
+}
+
+func (f *fakeBackend) LoadProver(ctx context.Context, gpu int, c Circuit) (PartitionProver, error) {
+	fc := c.(*fakeCircuit)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.proverLoads[fmt.Sprintf("%d/%d", gpu, fc.size)]++
+	return &fakeProver{f: f, gpu: gpu, size: fc.size}, nil
+}
+
+// failing reports the error a stage of job/k is told to fail with.
+func (f *fakeBackend) failing(job string, k int, s Stage) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail[fmt.Sprintf("%s/%d", job, k)] == s {
+		return fmt.Errorf("fake %s failure", s)
+	}
+	return nil
+}
+
+// call counts a call into a size's circuit or provers until the returned
+// function runs, so that Close can tell it was not in use.
+func (f *fakeBackend) call(size uint64) func() {
+	f.mu.Lock()
+	f.active[size]++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		f.active[size]--
+		f.mu.Unlock()
+	}
+}
+
+type fakeCircuit struct {
+	f    *fakeBackend
+	size uint64
+}
+
+func (c *fakeCircuit) PartitionBytes() int64 { return c.f.partBytes }
+
+func (c *fakeCircuit) Synthesize(ctx context.Context, p abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
+	name := nameOf(out)
+	c.f.mu.Lock()
+	c.f.synthOrder = append(c.f.synthOrder, fmt.Sprintf("%s/%d", name, k))
+	hook := c.f.onSynth
+	c.f.mu.Unlock()
+	defer c.f.call(c.size)()
+	if hook != nil {
+		hook(name, k)
+	}
+	err := sleep(ctx, c.f.synthDelay)
+	if err == nil {
+		err = c.f.failing(name, k, StageSynthesis)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var tag fr.Element
+	tag.SetUint64(fakeScalar(name, k))
+	return &groth16.Assignment{Inputs: []fr.Element{tag}}, nil
+}
+
+func (c *fakeCircuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {
+	defer c.f.call(c.size)()
+	name := nameOf(out)
+	if err := c.f.failing(name, k, StageVerify); err != nil {
+		return err
+	}
+	if want := fakeProof(fakeScalar(name, k)); !proof.A.Equal(&want.A) {
+		return fmt.Errorf("fake: partition %d of %s has another partition's proof", k, name)
+	}
+	return nil
+}
+
+func (c *fakeCircuit) Close() error {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	if c.f.active[c.size] != 0 {
+		c.f.errs = append(c.f.errs, fmt.Sprintf("circuit %d closed during %d calls", c.size, c.f.active[c.size]))
+	}
+	c.f.closed = append(c.f.closed, fmt.Sprintf("circuit %d", c.size))
+	return nil
+}
+
+type fakeProver struct {
+	f    *fakeBackend
+	gpu  int
+	size uint64
+}
+
+// fakePrepared counts as outstanding until RunGPU takes it or the engine
+// releases it; fakeRaw is what RunGPU hands to Finish.
+type fakePrepared struct {
+	f        *fakeBackend
+	raw      fakeRaw
+	consumed bool
+}
+
+type fakeRaw struct {
+	scalar uint64
+	name   string
+	k      int
+}
+
+func (p *fakePrepared) Release() { p.take() }
+
+func (p *fakePrepared) take() {
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
+	if p.consumed {
+		p.f.errs = append(p.f.errs, "prepared partition used twice")
+		return
+	}
+	p.consumed = true
+	p.f.prepared--
+}
+
+func (p *fakeProver) Prepare(ctx context.Context, w *groth16.Assignment) (Prepared, error) {
+	defer p.f.call(p.size)()
+	if err := sleep(ctx, p.f.prepDelay); err != nil {
+		return nil, err
+	}
+	s := w.Inputs[0].Uint64()
+	name, k := unScalar(s)
+	if err := p.f.failing(name, k, StagePrepare); err != nil {
+		return nil, err
+	}
+	p.f.mu.Lock()
+	p.f.prepared++
+	p.f.mu.Unlock()
+	return &fakePrepared{f: p.f, raw: fakeRaw{scalar: s, name: name, k: k}}, nil
+}
+
+func (p *fakeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
+	defer p.f.call(p.size)()
+	fp := prep.(*fakePrepared)
+	fp.take()
+	r := fp.raw
+	p.f.mu.Lock()
+	p.f.inKernel[p.gpu]++
+	p.f.maxInKernel[p.gpu] = max(p.f.maxInKernel[p.gpu], p.f.inKernel[p.gpu])
+	p.f.mu.Unlock()
+	err := sleep(ctx, p.f.gpuDelay)
+	p.f.mu.Lock()
+	p.f.inKernel[p.gpu]--
+	p.f.kernelGPU[fmt.Sprintf("%s/%d", r.name, r.k)] = p.gpu
+	p.f.mu.Unlock()
+	if err == nil {
+		err = p.f.failing(r.name, r.k, StageGPU)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (p *fakeProver) Finish(ctx context.Context, raw Raw) (*groth16.Proof, error) {
+	defer p.f.call(p.size)()
+	fp := raw.(fakeRaw)
+	if err := sleep(ctx, p.f.finishDelay); err != nil {
+		return nil, err
+	}
+	if err := p.f.failing(fp.name, fp.k, StageFinish); err != nil {
+		return nil, err
+	}
+	proof := fakeProof(fp.scalar)
+	return &proof, nil
+}
+
+func (p *fakeProver) Close() error {
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
+	if p.f.active[p.size] != 0 {
+		p.f.errs = append(p.f.errs, fmt.Sprintf("prover %d/%d closed during %d calls", p.gpu, p.size, p.f.active[p.size]))
+	}
+	p.f.closed = append(p.f.closed, fmt.Sprintf("prover %d/%d", p.gpu, p.size))
+	return nil
+}
+
+// The fake's job names are short strings stored in replica_id; the scalar
+// of partition k of a job packs the name and k so that stages can find them.
+
+func fakeC1(name string, p abi.SealProof) *c1.Commit1Out {
+	c := &c1.Commit1Out{RegisteredProof: p.Name,
+		VanillaProofs: c1.VanillaProofs{Key: p.VanillaKey(), Partitions: make([][]c1.Proof, p.Partitions)}}
+	copy(c.ReplicaID[:], name)
+	return c
+}
+
+func nameOf(c *c1.Commit1Out) string { return strings.TrimRight(string(c.ReplicaID[:]), "\x00") }
+
+func fakeScalar(name string, k int) uint64 {
+	if len(name) > 6 {
+		panic("fake job names have at most 6 bytes")
+	}
+	var v uint64
+	for i := range len(name) {
+		v |= uint64(name[i]) << (8 * (i + 1))
+	}
+	return v | uint64(k)
+}
+
+func unScalar(s uint64) (string, int) {
+	var b []byte
+	for i := 1; i < 8 && (s>>(8*i))&0xff != 0; i++ {
+		b = append(b, byte(s>>(8*i)))
+	}
+	return string(b), int(s & 0xff)
+}
+
+func fakeProof(s uint64) groth16.Proof {
+	_, _, g1, g2 := bls.Generators()
+	var p groth16.Proof
+	p.A.ScalarMultiplication(&g1, new(big.Int).SetUint64(s+1))
+	p.B, p.C = g2, g1
+	return p
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Test helpers.
+
+var (
+	proof32G = mustProof("StackedDrg32GiBV1_1") // 10 partitions
+	proof2K  = mustProof("StackedDrg2KiBV1_1")  // 1 partition
+)
+
+func mustProof(name string) abi.SealProof {
+	p, err := abi.ParseName(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func testConfig(gpus ...int) Config {
+	cfg := DefaultConfig()
+	cfg.GPU.Devices = gpus
+	cfg.Synthesis.Workers = 4
+	cfg.Memory.Budget = 1000
+	cfg.Params.Dir = "/nonexistent"
+	cfg.Queue.RetainFinished = time.Hour
+	return cfg
+}
+
+func newTestEngine(t *testing.T, cfg Config, f *fakeBackend, opts ...Option) *Engine {
+	t.Helper()
+	opts = append([]Option{WithLogger(slog.New(slog.DiscardHandler))}, opts...)
+	e, err := New(cfg, f, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, msg := range f.errs {
+			t.Errorf("fake backend: %s", msg)
+		}
+		if f.prepared != 0 {
+			t.Errorf("fake backend: %d prepared partitions neither run nor released", f.prepared)
+		}
+	})
+	return e
+}
+
+func submit(t *testing.T, e *Engine, name string, p abi.SealProof, prio Priority) JobID {
+	t.Helper()
+	id, err := e.Submit(context.Background(), Request{ID: name, Commit1: fakeC1(name, p), Priority: prio})
+	if err != nil {
+		t.Fatalf("submit %s: %v", name, err)
+	}
+	return id
+}
+
+func await(t *testing.T, e *Engine, id JobID) (Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := e.Await(ctx, id)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		t.Fatalf("await %s: timed out; status %+v", id, e.Status())
+	}
+	return r, err
+}
+
+// eventually polls cond until it holds or 10 s pass.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// checkProof checks that r's proof bytes hold the fake proof of every
+// partition of job name, in partition order.
+func checkProof(t *testing.T, r Result, name string, p abi.SealProof) {
+	t.Helper()
+	if r.State != JobSucceeded {
+		t.Fatalf("%s: state %v, err %v", name, r.State, r.Err)
+	}
+	proofs, err := groth16.DecodeProofs(r.Proof, p.Partitions)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for k := range proofs {
+		want := fakeProof(fakeScalar(name, k))
+		if !proofs[k].A.Equal(&want.A) {
+			t.Fatalf("%s: partition %d holds another proof", name, k)
+		}
+	}
+	if len(r.Partitions) != p.Partitions {
+		t.Fatalf("%s: %d partition timings, want %d", name, len(r.Partitions), p.Partitions)
+	}
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/groth16"
+)
+
+// JobID names a job: the caller's request id.
+type JobID string
+
+// Priority orders jobs: higher first, FIFO within one priority. The zero
+// value is PriorityNormal.
+type Priority int
+
+// The named priorities (any int works).
+const (
+	PriorityLow      Priority = -1
+	PriorityNormal   Priority = 0
+	PriorityHigh     Priority = 1
+	PriorityCritical Priority = 2
+)
+
+// Request asks for one SealCommit2.
+type Request struct {
+	// ID is the caller's request id and the job's id: submitting it again
+	// returns the same job, with its first priority and deadline (a new job
+	// only after that one failed, was canceled or expired, or was forgotten
+	// after queue.retain_finished). Empty: a random id, not idempotent.
+	ID string
+	// ProofType, if its Name is set, must be the C1's registered_proof.
+	ProofType abi.SealProof
+	// C1 is the C1 output: raw SealCommitPhase1Output JSON or the lotus-bench
+	// wrapper. Commit1 is the decoded alternative; set exactly one.
+	C1      []byte
+	Commit1 *c1.Commit1Out
+	// Priority orders the job among the queued ones.
+	Priority Priority
+	// Deadline, if not zero, fails the job with a *DeadlineError once passed
+	// (zero: the configured queue.default_timeout from submission, if any).
+	Deadline time.Time
+}
+
+// JobState is where a job is in its life.
+type JobState int
+
+// The job states; the last four are final.
+const (
+	JobQueued    JobState = iota // waiting for its first partition to start
+	JobRunning                   // partitions in flight
+	JobSucceeded                 // every partition proved and verified
+	JobFailed                    // a partition or its circuit failed
+	JobCanceled                  // Cancel was called
+	JobExpired                   // its deadline passed
+)
+
+var jobStateNames = [...]string{"queued", "running", "succeeded", "failed", "canceled", "expired"}
+
+// String returns the state's name, such as "running".
+func (s JobState) String() string {
+	if s >= 0 && int(s) < len(jobStateNames) {
+		return jobStateNames[s]
+	}
+	return fmt.Sprintf("JobState(%d)", int(s))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s JobState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Final reports whether the job is over.
+func (s JobState) Final() bool { return s >= JobSucceeded }
+
+// Stage is one step of a partition's (or a job's) path through the engine.
+type Stage string
+
+// The stages, in the order a partition goes through them.
+const (
+	StageQueue     Stage = "queue"      // job submitted → partition dispatched to synthesis
+	StageSynthesis Stage = "synthesis"  // witness synthesis (CPU)
+	StageGPUQueue  Stage = "gpu_queue"  // witness waits for a GPU worker
+	StageLoad      Stage = "load"       // waiting for the circuit's prover on that GPU
+	StagePrepare   Stage = "gpu_pre"    // PartitionProver.Prepare (CPU, outside the lock)
+	StageLockWait  Stage = "lock_wait"  // waiting for the GPU's lock
+	StageGPU       Stage = "gpu_locked" // PartitionProver.RunGPU (inside the lock)
+	StageFinish    Stage = "gpu_post"   // PartitionProver.Finish (CPU, outside the lock)
+	StageVerify    Stage = "verify"     // Circuit.Verify (CPU)
+	StageCircuit   Stage = "circuit"    // loading the job's circuit
+	StageJob       Stage = "job"        // the whole job, submission to result
+)
+
+// PartitionTiming is where one partition's time went.
+type PartitionTiming struct {
+	Partition int           `json:"partition"`
+	GPU       int           `json:"gpu"`
+	Worker    string        `json:"worker"`
+	Queue     time.Duration `json:"queue_ns"`
+	Synthesis time.Duration `json:"synthesis_ns"`
+	GPUQueue  time.Duration `json:"gpu_queue_ns"`
+	Load      time.Duration `json:"load_ns"`
+	Prepare   time.Duration `json:"gpu_pre_ns"`
+	LockWait  time.Duration `json:"lock_wait_ns"`
+	GPUTime   time.Duration `json:"gpu_locked_ns"`
+	Finish    time.Duration `json:"gpu_post_ns"`
+	Verify    time.Duration `json:"verify_ns"`
+}
+
+// Result is a finished job.
+type Result struct {
+	ID         JobID             `json:"id"`
+	ProofType  string            `json:"registered_proof"`
+	State      JobState          `json:"state"`
+	Proof      []byte            `json:"proof"` // 192 bytes per partition, in partition order; only when succeeded
+	Err        error             `json:"-"`
+	Submitted  time.Time         `json:"submitted"`
+	Started    time.Time         `json:"started"` // first partition dispatched (zero if never)
+	Finished   time.Time         `json:"finished"`
+	Partitions []PartitionTiming `json:"partitions"` // the partitions proved, in partition order
+}
+
+// job is one request's state; the engine's mu guards its mutable fields.
+type job struct {
+	id          JobID
+	seq         uint64 // submission order
+	prio        Priority
+	proof       abi.SealProof
+	c1          *c1.Commit1Out // nil once final
+	fingerprint [32]byte
+	deadline    time.Time
+	n           int   // partitions
+	circuitEst  int64 // Backend.CircuitBytes, charged if the job loads the circuit
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   func() bool // the deadline watcher's AfterFunc
+
+	state     JobState
+	next      int             // next partition to dispatch
+	proved    int             // partitions proved
+	inFlight  int             // partitions holding budget
+	proofs    []groth16.Proof // per partition, until the job succeeds
+	encoded   []byte          // the proof bytes, once it has
+	timings   []PartitionTiming
+	err       error
+	res       *resident // its circuit once resident (a cache: partitions hold the references)
+	submitted time.Time
+	started   time.Time
+	finished  time.Time
+	done      chan struct{} // closed when final
+	heapIndex int
+}
+
+// fingerprintOf is what makes two C1 outputs the same request: proof type
+// and the sector's public data.
+func fingerprintOf(c *c1.Commit1Out) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(c.RegisteredProof))
+	h.Write([]byte{0})
+	for _, d := range []c1.Domain{c.ReplicaID, c.CommD, c.CommR, c.Seed, c.Ticket} {
+		h.Write(d[:])
+	}
+	var f [32]byte
+	h.Sum(f[:0])
+	return f
+}
+
+// result snapshots the job (callers hold the engine's mu).
+func (j *job) result() Result {
+	r := Result{ID: j.id, ProofType: j.proof.Name, State: j.state, Err: j.err,
+		Submitted: j.submitted, Started: j.started, Finished: j.finished}
+	for _, t := range j.timings {
+		if t.Worker != "" {
+			r.Partitions = append(r.Partitions, t)
+		}
+	}
+	if j.state == JobSucceeded {
+		r.Proof = append([]byte(nil), j.encoded...)
+	}
+	return r
+}

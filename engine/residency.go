@@ -1,0 +1,406 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/filc2/filc2/proofs/abi"
+)
+
+// residentState is where a resident circuit or prover is in its load.
+type residentState int
+
+const (
+	residentLoading residentState = iota
+	residentReady
+	residentFailed
+	residentEvicted
+)
+
+func (s residentState) String() string {
+	return [...]string{"loading", "ready", "failed", "evicted"}[s]
+}
+
+// resident is one sector size's circuit, loaded once and kept, with its
+// provers on each GPU. Each partition in flight references it, and each GPU
+// worker references its prover while it proves; only an unreferenced circuit
+// is evicted, only when the budget needs its bytes, and only once it has been
+// idle for memory.evict_idle. A job between two partitions holds no
+// reference: a running job of one size never keeps a waiting job of another
+// size from the memory it needs (it reloads its circuit when its turn comes).
+type resident struct {
+	size      uint64
+	proof     abi.SealProof // the proof type it was first loaded for
+	bytes     int64         // reserved in the budget while it is resident
+	state     residentState
+	loaded    chan struct{} // closed when the circuit's load ends
+	err       error
+	circuit   Circuit // set once ready, never changed while referenced
+	inFlight  int     // partitions referencing it
+	lastUsed  time.Time
+	loadStart time.Time
+	loadTime  time.Duration
+	progress  [2]int64 // done, total
+	provers   map[int]*residentProver
+}
+
+// residentProver is a circuit's prover on one GPU.
+type residentProver struct {
+	gpu      int
+	state    residentState
+	loaded   chan struct{}
+	err      error
+	prover   PartitionProver
+	inUse    int
+	loadTime time.Duration
+}
+
+// residency keeps circuits and their per-GPU provers, keyed by sector size
+// and by (GPU, sector size). Loads run in the background on the engine's
+// context; a finished load broadcasts on changed.
+type residency struct {
+	backend Backend
+	budget  *budget
+	gpus    []int
+	minIdle time.Duration // memory.evict_idle
+	changed *signal
+	ctx     context.Context
+	wg      *sync.WaitGroup
+	log     *slog.Logger
+	tl      *timeline
+	m       *metrics
+
+	mu       sync.Mutex
+	closed   bool // no more loads or evictions: the engine's wg is being waited for
+	circuits map[uint64]*resident
+}
+
+// close refuses loads and evictions from now on.
+func (r *residency) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+}
+
+// lookup returns the entry of a sector size, or nil.
+func (r *residency) lookup(size uint64) *resident {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.circuits[size]
+}
+
+// state returns the entry's load state and error.
+func (r *residency) state(rc *resident) (residentState, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return rc.state, rc.err
+}
+
+// startLoad reserves bytes and starts loading p's circuit in the background,
+// unless an entry for its size exists. It returns false, loading nothing,
+// when the bytes do not fit in the budget.
+func (r *residency) startLoad(p abi.SealProof, bytes int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.circuits[uint64(p.SectorSize)] != nil {
+		return true
+	}
+	if r.closed || !r.budget.tryReserve(bytes) {
+		return false
+	}
+	rc := &resident{size: uint64(p.SectorSize), proof: p, bytes: bytes, loaded: make(chan struct{}),
+		loadStart: time.Now(), provers: map[int]*residentProver{}}
+	r.circuits[uint64(p.SectorSize)] = rc
+	r.wg.Add(1)
+	go r.loadCircuit(rc)
+	return true
+}
+
+func (r *residency) loadCircuit(rc *resident) {
+	defer r.wg.Done()
+	r.log.Info("loading circuit", "proof", rc.proof.Name, "bytes", rc.bytes)
+	r.tl.emit(TimelineEvent{Partition: -1, GPU: -1, Worker: "loader", Stage: StageCircuit, Event: "start", Detail: rc.proof.Name})
+	c, err := r.backend.LoadCircuit(r.ctx, rc.proof, func(done, total int64) {
+		r.mu.Lock()
+		rc.progress = [2]int64{done, total}
+		r.mu.Unlock()
+	})
+	r.mu.Lock()
+	rc.loadTime = time.Since(rc.loadStart)
+	if err != nil {
+		rc.state, rc.err = residentFailed, fmt.Errorf("loading the %s circuit: %w", rc.proof.Name, err)
+		r.budget.release(rc.bytes)
+		r.m.circuitLoads.WithLabelValues("failed").Inc()
+		r.log.Error("circuit load failed", "proof", rc.proof.Name, "err", err)
+	} else {
+		rc.state, rc.circuit, rc.lastUsed = residentReady, c, time.Now()
+		r.m.circuitLoads.WithLabelValues("loaded").Inc()
+		r.m.loadSeconds.Observe(rc.loadTime.Seconds())
+		r.log.Info("circuit loaded", "proof", rc.proof.Name, "time", rc.loadTime)
+		for _, gpu := range r.gpus {
+			r.startProverLocked(rc, gpu)
+		}
+	}
+	close(rc.loaded)
+	r.mu.Unlock()
+	r.tl.emit(TimelineEvent{Partition: -1, GPU: -1, Worker: "loader", Stage: StageCircuit, Event: "end", Detail: rc.proof.Name, Error: errString(err)})
+	r.changed.broadcast()
+}
+
+// startProverLocked starts loading rc's prover on gpu (r.mu held, rc ready).
+func (r *residency) startProverLocked(rc *resident, gpu int) *residentProver {
+	pe := &residentProver{gpu: gpu, loaded: make(chan struct{})}
+	rc.provers[gpu] = pe
+	if r.closed {
+		pe.state, pe.err = residentFailed, ErrClosed
+		close(pe.loaded)
+		return pe
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t0 := time.Now()
+		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "start", Detail: rc.proof.Name})
+		pr, err := r.backend.LoadProver(r.ctx, gpu, rc.circuit)
+		r.mu.Lock()
+		pe.loadTime = time.Since(t0)
+		if err != nil {
+			pe.state, pe.err = residentFailed, fmt.Errorf("loading the %s prover on GPU %d: %w", rc.proof.Name, gpu, err)
+			r.log.Error("prover load failed", "proof", rc.proof.Name, "gpu", gpu, "err", err)
+		} else {
+			pe.state, pe.prover = residentReady, pr
+		}
+		close(pe.loaded)
+		r.mu.Unlock()
+		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "end", Detail: rc.proof.Name, Error: errString(err)})
+		r.changed.broadcast()
+	}()
+	return pe
+}
+
+// forget removes a failed entry, so that the next job loads it again.
+func (r *residency) forget(rc *resident) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.circuits[rc.size] == rc && rc.state == residentFailed {
+		delete(r.circuits, rc.size)
+	}
+}
+
+// residentBytes is what the circuits loaded and loading hold of the budget.
+func (r *residency) residentBytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var n int64
+	for _, rc := range r.circuits {
+		if rc.state != residentFailed {
+			n += rc.bytes
+		}
+	}
+	return n
+}
+
+// use and unuse count the partitions in flight on a ready circuit.
+func (r *residency) use(rc *resident) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rc.inFlight++
+}
+
+func (r *residency) unuse(rc *resident) {
+	r.mu.Lock()
+	rc.inFlight--
+	rc.lastUsed = time.Now()
+	r.mu.Unlock()
+	r.changed.broadcast()
+}
+
+// acquireProver returns rc's prover on gpu, waiting for its load, and counts
+// it in use until releaseProver. A failed load is returned once and then
+// forgotten, so the next partition loads it again.
+func (r *residency) acquireProver(ctx context.Context, rc *resident, gpu int) (PartitionProver, error) {
+	for {
+		r.mu.Lock()
+		if rc.state != residentReady {
+			r.mu.Unlock()
+			return nil, errors.New("engine: circuit not resident")
+		}
+		pe := rc.provers[gpu]
+		if pe == nil {
+			pe = r.startProverLocked(rc, gpu)
+		}
+		switch pe.state {
+		case residentReady:
+			pe.inUse++
+			r.mu.Unlock()
+			return pe.prover, nil
+		case residentFailed:
+			delete(rc.provers, gpu)
+			r.mu.Unlock()
+			return nil, pe.err
+		}
+		loaded := pe.loaded
+		r.mu.Unlock()
+		select {
+		case <-loaded:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (r *residency) releaseProver(rc *resident, gpu int) {
+	r.mu.Lock()
+	rc.provers[gpu].inUse--
+	rc.lastUsed = time.Now()
+	r.mu.Unlock()
+	r.changed.broadcast()
+}
+
+// idleLocked reports whether rc may be evicted: ready, no partition in
+// flight on it, no prover loading or in use.
+func (rc *resident) idleLocked() bool {
+	if rc.state != residentReady || rc.inFlight > 0 {
+		return false
+	}
+	for _, pe := range rc.provers {
+		if pe.state == residentLoading || pe.inUse > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// evictIdle evicts the longest-idle circuit other than keep's whose idle time
+// has reached evict_idle; its bytes return to the budget (a broadcast) once it
+// is closed. It returns whether it evicted one, and otherwise when an idle
+// circuit will become evictable (zero if none will).
+func (r *residency) evictIdle(keep uint64) (bool, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false, time.Time{}
+	}
+	var victim *resident
+	var wake time.Time
+	now := time.Now()
+	for _, rc := range r.circuits {
+		if rc.size == keep || !rc.idleLocked() {
+			continue
+		}
+		if at := rc.lastUsed.Add(r.minIdle); at.After(now) {
+			if wake.IsZero() || at.Before(wake) {
+				wake = at
+			}
+			continue
+		}
+		if victim == nil || rc.lastUsed.Before(victim.lastUsed) {
+			victim = rc
+		}
+	}
+	if victim == nil {
+		return false, wake
+	}
+	delete(r.circuits, victim.size)
+	victim.state = residentEvicted
+	r.log.Info("evicting idle circuit under memory pressure", "proof", victim.proof.Name, "bytes", victim.bytes, "idle", now.Sub(victim.lastUsed))
+	r.m.circuitLoads.WithLabelValues("evicted").Inc()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.closeResident(victim)
+		r.budget.release(victim.bytes)
+	}()
+	return true, time.Time{}
+}
+
+// closeResident closes a circuit's provers, then the circuit.
+func (r *residency) closeResident(rc *resident) {
+	for gpu, pe := range rc.provers {
+		if pe.prover != nil {
+			if err := pe.prover.Close(); err != nil {
+				r.log.Warn("closing prover", "proof", rc.proof.Name, "gpu", gpu, "err", err)
+			}
+		}
+	}
+	if rc.circuit != nil {
+		if err := rc.circuit.Close(); err != nil {
+			r.log.Warn("closing circuit", "proof", rc.proof.Name, "err", err)
+		}
+	}
+}
+
+// closeAll closes every circuit; the engine's workers and loads have ended.
+func (r *residency) closeAll() {
+	r.mu.Lock()
+	all := r.circuits
+	r.circuits = map[uint64]*resident{}
+	r.mu.Unlock()
+	for _, rc := range all {
+		if rc.state == residentReady {
+			r.closeResident(rc)
+			r.budget.release(rc.bytes)
+		}
+	}
+}
+
+// CircuitStatus is one resident circuit.
+type CircuitStatus struct {
+	SectorSize     uint64         `json:"sector_size"`
+	ProofType      string         `json:"registered_proof"` // the type it was loaded for
+	State          string         `json:"state"`            // loading, ready or failed
+	Error          string         `json:"error,omitempty"`
+	Bytes          int64          `json:"bytes"`           // charged to the memory budget
+	PartitionBytes int64          `json:"partition_bytes"` // one partition's reservation
+	InFlight       int            `json:"in_flight"`       // partitions using it now
+	LoadTime       time.Duration  `json:"load_ns"`         // so far, while loading
+	Progress       [2]int64       `json:"progress"`        // done, total of the load
+	Idle           time.Duration  `json:"idle_ns"`         // since last used (ready only)
+	Provers        []ProverStatus `json:"provers"`
+}
+
+// ProverStatus is a circuit's prover on one GPU.
+type ProverStatus struct {
+	GPU      int           `json:"gpu"`
+	State    string        `json:"state"`
+	Error    string        `json:"error,omitempty"`
+	InUse    int           `json:"in_use"`
+	LoadTime time.Duration `json:"load_ns"`
+}
+
+func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rc := range r.circuits {
+		cs := CircuitStatus{SectorSize: rc.size, ProofType: rc.proof.Name, State: rc.state.String(),
+			Error: errString(rc.err), Bytes: rc.bytes, InFlight: rc.inFlight, LoadTime: rc.loadTime, Progress: rc.progress}
+		switch rc.state {
+		case residentLoading:
+			cs.LoadTime = time.Since(rc.loadStart)
+			residentBytes += rc.bytes
+		case residentReady:
+			cs.PartitionBytes = rc.circuit.PartitionBytes()
+			cs.Idle = time.Since(rc.lastUsed)
+			residentBytes += rc.bytes
+		}
+		for _, pe := range rc.provers {
+			cs.Provers = append(cs.Provers, ProverStatus{GPU: pe.gpu, State: pe.state.String(), Error: errString(pe.err), InUse: pe.inUse, LoadTime: pe.loadTime})
+		}
+		sort.Slice(cs.Provers, func(i, j int) bool { return cs.Provers[i].GPU < cs.Provers[j].GPU })
+		out = append(out, cs)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].SectorSize < out[j].SectorSize })
+	return out, residentBytes
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// WholeProof adapts a whole-proof groth16.Backend to GPUBackend: Prepare only
+// draws the blinding, RunGPU runs the whole Prove under the GPU's lock, Finish
+// hands the proof on. It is how today's CPU and CUDA backends run in the
+// engine until they split their work into the three stages.
+type WholeProof struct {
+	Label  string                                 // the Name, such as "cpu"
+	ForGPU func(gpu int) (groth16.Backend, error) // the backend bound to device gpu
+}
+
+// CPUWholeProof is WholeProof on the CPU backend for every GPU index, each
+// proof on tasks goroutines (≤ 0: all cores): the engine on a machine without
+// GPUs, where each "GPU" is a share of the CPU.
+func CPUWholeProof(tasks int) WholeProof {
+	return WholeProof{Label: "cpu", ForGPU: func(int) (groth16.Backend, error) { return groth16.CPU{Tasks: tasks}, nil }}
+}
+
+// Name implements GPUBackend.
+func (w WholeProof) Name() string { return w.Label }
+
+// LoadProver implements GPUBackend with the backend's LoadSRS.
+func (w WholeProof) LoadProver(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (PartitionProver, error) {
+	be, err := w.ForGPU(gpu)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: %w", gpu, err)
+	}
+	srs, err := be.LoadSRS(ctx, pk, c)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: %s backend: %w", gpu, be.Name(), err)
+	}
+	return &wholeProver{be: be, srs: srs}, nil
+}
+
+// WorkingBytes implements GPUBackend: what the CPU prover allocates beside
+// the witness (a, b, c over the domain and the compacted A and B scalars).
+func (w WholeProof) WorkingBytes(c *r1cs.Circuit) int64 {
+	s := c.Stats()
+	domain := int64(1) << s.DomainLog2()
+	scalars := 3*domain + int64(s.Inputs+s.AAuxDensity) + int64(s.BInputDensity+s.BAuxDensity)
+	return scalars * fr.Bytes
+}
+
+type wholeProver struct {
+	be  groth16.Backend
+	srs groth16.SRS
+}
+
+type wholePrepared struct {
+	w    *groth16.Assignment
+	r, s fr.Element
+}
+
+func (p *wholeProver) Prepare(ctx context.Context, w *groth16.Assignment) (Prepared, error) {
+	pp := &wholePrepared{w: w}
+	if _, err := pp.r.SetRandom(); err != nil {
+		return nil, fmt.Errorf("blinding r: %w", err)
+	}
+	if _, err := pp.s.SetRandom(); err != nil {
+		return nil, fmt.Errorf("blinding s: %w", err)
+	}
+	return pp, nil
+}
+
+func (p *wholeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
+	pp, ok := prep.(*wholePrepared)
+	if !ok {
+		return nil, fmt.Errorf("engine: prepared partition %T is not a whole proof's", prep)
+	}
+	return p.be.Prove(ctx, p.srs, pp.w, pp.r, pp.s)
+}
+
+func (p *wholeProver) Finish(_ context.Context, raw Raw) (*groth16.Proof, error) {
+	proof, ok := raw.(*groth16.Proof)
+	if !ok {
+		return nil, fmt.Errorf("engine: GPU output %T is not a whole proof's", raw)
+	}
+	return proof, nil
+}
+
+func (p *wholeProver) Close() error { return p.srs.Close() }

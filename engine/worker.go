@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/filc2/filc2/proofs/groth16"
+)
+
+// workerState is what one worker is doing, for Status (guarded by e.mu).
+type workerState struct {
+	name      string
+	gpu       int // −1 for synthesis workers
+	stage     Stage
+	job       JobID
+	partition int
+	since     time.Time
+}
+
+// synthesisWorker synthesises partitions in the engine's order, each with its
+// bytes reserved before it starts, and hands them to the GPU queue.
+func (e *Engine) synthesisWorker(w *workerState) {
+	defer e.wg.Done()
+	for {
+		p, err := e.nextSynthesis()
+		if err != nil {
+			return
+		}
+		e.synthesize(w, p)
+		e.setIdle(w)
+	}
+}
+
+func (e *Engine) synthesize(w *workerState, p *partition) {
+	j := p.job
+	err := e.stage(w, p, StageSynthesis, &p.t.Synthesis, func() (err error) {
+		p.w, err = p.res.circuit.Synthesize(j.ctx, j.proof, p.c1, p.k)
+		return err
+	})
+	if err != nil {
+		e.failPartition(p, StageSynthesis, err)
+		return
+	}
+	e.pushReady(p)
+}
+
+// gpuWorker proves partitions from the GPU queue on its GPU, holding the
+// GPU's lock only around the kernel section.
+func (e *Engine) gpuWorker(w *workerState) {
+	defer e.wg.Done()
+	lock := e.locks[w.gpu]
+	for {
+		p, err := e.nextReady()
+		if err != nil {
+			return
+		}
+		e.prove(w, lock, p)
+		e.setIdle(w)
+	}
+}
+
+// prove runs one partition's GPU stages: prover → Prepare → lock → RunGPU →
+// unlock → Finish → verify. A stage that fails fails the job naming the
+// partition; a job that ended stops the partition at the next stage.
+func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
+	j, ctx := p.job, p.job.ctx
+	p.t.GPU, p.t.Worker = w.gpu, w.name
+	p.t.GPUQueue = time.Since(p.readyAt)
+	e.m.observe(StageGPUQueue, p.t.GPUQueue.Seconds())
+	e.tl.emit(TimelineEvent{Job: j.id, Partition: p.k, GPU: -1, Stage: StageGPUQueue, Event: "end"})
+
+	var pr PartitionProver
+	if err := e.stage(w, p, StageLoad, &p.t.Load, func() (err error) {
+		pr, err = e.res.acquireProver(ctx, p.res, w.gpu)
+		return err
+	}); err != nil {
+		e.failPartition(p, StageLoad, err)
+		return
+	}
+	defer e.res.releaseProver(p.res, w.gpu)
+
+	var prep Prepared
+	if err := e.stage(w, p, StagePrepare, &p.t.Prepare, func() (err error) {
+		prep, err = pr.Prepare(ctx, p.w)
+		return err
+	}); err != nil {
+		e.failPartition(p, StagePrepare, err)
+		return
+	}
+	p.w = nil // the prover owns the witness now
+
+	if err := e.stage(w, p, StageLockWait, &p.t.LockWait, func() error { return lock.lock(ctx) }); err != nil {
+		release(prep)
+		e.failPartition(p, StageLockWait, err)
+		return
+	}
+	var raw Raw
+	ran := false
+	err := e.stage(w, p, StageGPU, &p.t.GPUTime, func() (err error) {
+		ran = true
+		raw, err = pr.RunGPU(ctx, prep)
+		return err
+	})
+	lock.unlock()
+	if err != nil {
+		if !ran {
+			release(prep)
+		}
+		e.failPartition(p, StageGPU, err)
+		return
+	}
+
+	var proof *groth16.Proof
+	ran = false
+	if err := e.stage(w, p, StageFinish, &p.t.Finish, func() (err error) {
+		ran = true
+		proof, err = pr.Finish(ctx, raw)
+		return err
+	}); err != nil {
+		if !ran {
+			release(raw)
+		}
+		e.failPartition(p, StageFinish, err)
+		return
+	}
+	if err := e.stage(w, p, StageVerify, &p.t.Verify, func() error {
+		return p.res.circuit.Verify(j.proof, p.c1, p.k, proof)
+	}); err != nil {
+		e.failPartition(p, StageVerify, fmt.Errorf("our own proof does not verify (%w): the parameters do not match the circuit, or the %s backend is broken; nothing was returned", err, e.backend.Name()))
+		return
+	}
+	e.completePartition(p, proof)
+}
+
+// stage runs one stage of p on worker w: skipped if p's job has ended, else
+// timed into *d, observed in the metrics and written to the timeline.
+func (e *Engine) stage(w *workerState, p *partition, s Stage, d *time.Duration, f func() error) error {
+	if err := p.job.ctx.Err(); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	e.mu.Lock()
+	w.stage, w.job, w.partition, w.since = s, p.job.id, p.k, t0
+	e.mu.Unlock()
+	e.tl.emit(TimelineEvent{Time: t0, Job: p.job.id, Partition: p.k, GPU: w.gpu, Worker: w.name, Stage: s, Event: "start"})
+	err := f()
+	*d = time.Since(t0)
+	e.m.observe(s, d.Seconds())
+	e.tl.emit(TimelineEvent{Job: p.job.id, Partition: p.k, GPU: w.gpu, Worker: w.name, Stage: s, Event: "end", Error: errString(err)})
+	return err
+}
+
+func (e *Engine) setIdle(w *workerState) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w.stage, w.job, w.partition, w.since = "", "", 0, time.Now()
+}
+
+// release frees a Prepared or Raw the engine drops without passing it on,
+// if it has a Release method.
+func release(x any) {
+	if r, ok := x.(interface{ Release() }); ok {
+		r.Release()
+	}
+}
