@@ -1,0 +1,130 @@
+package plugin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/porep"
+)
+
+// MaxC1Size bounds a C1 output (the decoded bytes; Commit1Out's base64 in a
+// request is a third larger). A 32GiB C1 is about 50 MB.
+const MaxC1Size = 192 << 20
+
+// maxIDLen bounds a client-chosen job id.
+const maxIDLen = 128
+
+// Request is a validated ProveRequest, what a Service queues: the C1 is
+// decoded, validated and its vanilla proofs checked, and it belongs to the
+// sector.
+type Request struct {
+	ID       JobID
+	Sector   SectorRef
+	Priority int
+	Proof    abi.SealProof     // the proof type, Sector.ProofType's
+	C1       *c1.Commit1Out    // the decoded C1 output
+	Digest   [sha256.Size]byte // of the sector and the C1 bytes: equal digests, same job
+}
+
+// ParseRequest validates req as every entry point must before queueing: the
+// id, the proof type, the C1's size, JSON and structure, its proof type
+// against the sector's, its replica_id against the sector's miner and
+// number, and its vanilla proofs. Every refusal is a *BadInputError; ctx
+// bounds the vanilla checks.
+func ParseRequest(ctx context.Context, req ProveRequest) (*Request, error) {
+	if err := checkID(req.ID); err != nil {
+		return nil, err
+	}
+	p, err := abi.Lookup(req.Sector.ProofType)
+	if err != nil {
+		return nil, &BadInputError{Field: "Sector.ProofType", Msg: err.Error()}
+	}
+	switch n := len(req.Commit1Out); {
+	case n == 0:
+		return nil, &BadInputError{Field: "Commit1Out", Msg: "empty: send the output of SealCommit1 (raw SealCommitPhase1Output JSON or a lotus-bench Commit2In file)"}
+	case n > MaxC1Size:
+		return nil, &BadInputError{Field: "Commit1Out", Msg: fmt.Sprintf("%d bytes, over the limit of %d", n, MaxC1Size)}
+	}
+	c, w, err := c1.DecodeWrapped(req.Commit1Out)
+	if err != nil {
+		return nil, &BadInputError{Field: "Commit1Out", Msg: err.Error()}
+	}
+	cp, err := c.ProofType()
+	if err != nil {
+		return nil, &BadInputError{Field: "Commit1Out", Msg: err.Error()}
+	}
+	if cp.Proof != p.Proof {
+		msg := fmt.Sprintf("the C1 output is for %s (%d), Sector.ProofType is %d (%s)", cp.Name, cp.Proof, p.Proof, p.Name)
+		if cp.SectorSize != p.SectorSize {
+			msg = fmt.Sprintf("the C1 output is for %s (%d-byte sectors), Sector.ProofType is %d (%s, %d-byte sectors): wrong sector size",
+				cp.Name, uint64(cp.SectorSize), p.Proof, p.Name, uint64(p.SectorSize))
+		}
+		return nil, &BadInputError{Field: "Sector.ProofType", Msg: msg}
+	}
+	if w != nil && uint64(w.SectorNum) != uint64(req.Sector.ID.Number) {
+		return nil, &BadInputError{Field: "Sector.ID.Number", Msg: fmt.Sprintf(
+			"%d, but the Commit2In wrapper's SectorNum is %d", req.Sector.ID.Number, w.SectorNum)}
+	}
+	want := porep.ReplicaID(porep.ProverID(uint64(req.Sector.ID.Miner)), uint64(req.Sector.ID.Number), c.Ticket, c.CommD, p.PoRepID())
+	if want != c.ReplicaID {
+		return nil, &BadInputError{Field: "Sector.ID", Msg: fmt.Sprintf(
+			"the C1's replica_id %x is not that of miner %d sector %d: the C1 belongs to another sector",
+			c.ReplicaID[:], req.Sector.ID.Miner, req.Sector.ID.Number)}
+	}
+	if err := porep.VerifyVanilla(ctx, c); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var ve *porep.VanillaError
+		if errors.As(err, &ve) {
+			return nil, &BadInputError{Field: "Commit1Out", Msg: err.Error()}
+		}
+		return nil, &BadInputError{Field: "Commit1Out", Msg: "vanilla proofs: " + err.Error()}
+	}
+	id := req.ID
+	if id == "" {
+		id = JobID(uuid.NewString())
+	}
+	return &Request{
+		ID:       id,
+		Sector:   req.Sector,
+		Priority: req.Priority,
+		Proof:    p,
+		C1:       c,
+		Digest:   digest(req.Sector, req.Commit1Out),
+	}, nil
+}
+
+// checkID accepts an empty id or up to maxIDLen bytes of printable ASCII.
+func checkID(id JobID) error {
+	if len(id) > maxIDLen {
+		return &BadInputError{Field: "ID", Msg: fmt.Sprintf("%d bytes, at most %d", len(id), maxIDLen)}
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return &BadInputError{Field: "ID", Msg: fmt.Sprintf("byte %d is %q: want printable ASCII without spaces", i, id[i])}
+		}
+	}
+	return nil
+}
+
+// digest identifies a request's content: the sector and the C1 bytes.
+func digest(s SectorRef, c1o []byte) [sha256.Size]byte {
+	h := sha256.New()
+	var b [24]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(s.ID.Miner))
+	binary.LittleEndian.PutUint64(b[8:], uint64(s.ID.Number))
+	binary.LittleEndian.PutUint64(b[16:], uint64(s.ProofType))
+	h.Write(b[:])
+	h.Write(c1o)
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
+}
