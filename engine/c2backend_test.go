@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/filc2/filc2/internal/testparams"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
@@ -12,7 +13,7 @@ import (
 )
 
 // One real 2KiB SealCommit2 through the engine on the CPU: seal, test
-// parameters (about 50 s on 2 cores), then a job submitted as C1 bytes,
+// parameters (shared through package testparams), then a job submitted as C1 bytes,
 // proved through the C2 backend and WholeProof, verified again here. Skipped
 // with -short and under the race detector (it would take many minutes).
 func TestC2Backend2KiB(t *testing.T) {
@@ -21,12 +22,7 @@ func TestC2Backend2KiB(t *testing.T) {
 	}
 	ctx := context.Background()
 	p := proof2K
-	dir := t.TempDir()
-	t0 := time.Now()
-	if _, _, err := c2.Setup(ctx, p, dir, c2.SetupOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("setup %v", time.Since(t0))
+	dir := testparams.Dir(t, p)
 	raw := sealC1(t, p)
 
 	cfg := DefaultConfig()
@@ -52,7 +48,7 @@ func TestC2Backend2KiB(t *testing.T) {
 		t.Fatal("a C1 with a changed seed was accepted")
 	}
 
-	t0 = time.Now()
+	t0 := time.Now()
 	id, err := e.Submit(ctx, Request{ID: "real", C1: raw, ProofType: p})
 	if err != nil {
 		t.Fatal(err)

@@ -5,9 +5,7 @@ package plugintest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/filc2/filc2/internal/testparams"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
@@ -23,8 +22,8 @@ import (
 )
 
 // EnvParams names a directory to keep the 2KiB test parameters in between
-// runs (made there when missing). Unset, each test binary makes its own.
-const EnvParams = "FILC2_TEST_PARAMS"
+// runs (made there when missing); see package testparams.
+const EnvParams = testparams.Env
 
 // Miner is the miner id SealC1's sectors belong to.
 const Miner = 1000
@@ -46,9 +45,6 @@ var (
 	binOnce sync.Once
 	binPath string
 	binErr  error
-	parOnce sync.Once
-	parDir  string
-	parErr  error
 )
 
 func tempDir(pattern string) (string, error) {
@@ -102,37 +98,11 @@ func Binary(t testing.TB) string {
 	return binPath
 }
 
-// Params returns a directory with StackedDrg2KiBV1_1 test parameters, made
-// with c2.Setup once per test binary (about a minute on 2 cores), or kept in
-// $FILC2_TEST_PARAMS.
+// Params returns a directory with StackedDrg2KiBV1_1 test parameters,
+// shared between test binaries through package testparams.
 func Params(t testing.TB) string {
 	t.Helper()
-	parOnce.Do(func() {
-		dir := os.Getenv(EnvParams)
-		if dir == "" {
-			dir, parErr = tempDir("filc2-params-")
-			if parErr != nil {
-				return
-			}
-		} else if _, err := os.Stat(c2.FilesIn(dir, Proof).VK); err == nil {
-			parDir = dir
-			return
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			parErr = err
-			return
-		}
-		t0 := time.Now()
-		if _, _, err := c2.Setup(context.Background(), Proof, dir, c2.SetupOptions{Force: true}); err != nil {
-			parErr = err
-			return
-		}
-		parDir = dir
-		fmt.Fprintf(os.Stderr, "plugintest: set up 2KiB test parameters in %s in %v\n", dir, time.Since(t0).Round(time.Millisecond))
-	})
-	if parErr != nil {
-		t.Fatal(parErr)
-	}
-	return parDir
+	return testparams.Dir(t, Proof)
 }
 
 // SealC1 seals a 2KiB sector of Miner (ticket and seed from sector and

@@ -1,4 +1,4 @@
-package c2
+package c2_test
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/filc2/filc2/internal/testparams"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
+	. "github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
 )
@@ -46,18 +48,16 @@ func TestEndToEnd2KiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	t0 := time.Now()
-	f, _, err := Setup(ctx, p, dir, SetupOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("setup %v", time.Since(t0))
-	if _, _, err := Setup(ctx, p, dir, SetupOptions{}); err == nil || !strings.Contains(err.Error(), "--force") {
-		t.Fatalf("second setup without force: %v", err)
+	dir := testparams.Dir(t, p)
+	f := FilesIn(dir, p)
+	// Setup refuses to replace existing files without Force, before any work.
+	busy := t.TempDir()
+	os.WriteFile(FilesIn(busy, p).VK, []byte("x"), 0o644)
+	if _, _, err := Setup(ctx, p, busy, SetupOptions{}); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("setup over an existing .vk without force: %v", err)
 	}
 
-	t0 = time.Now()
+	t0 := time.Now()
 	pr, err := Load(ctx, p, LoadOptions{ParamsDir: dir})
 	if err != nil {
 		t.Fatal(err)
