@@ -5,6 +5,7 @@ type Device struct {
 	Ordinal int
 	Name    string
 	Memory  uint64 // bytes
+	Free    uint64 // bytes free when listed
 	SMs     int
 	CCMajor int
 	CCMinor int

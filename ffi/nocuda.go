@@ -17,5 +17,8 @@ func Compiled() bool { return false }
 // Devices returns the CUDA devices this process can use.
 func Devices() ([]Device, error) { return nil, ErrUnavailable }
 
+// Versions returns the CUDA runtime and driver versions.
+func Versions() (runtime, driver int, err error) { return 0, 0, ErrUnavailable }
+
 // NewBackend returns the CUDA proving backend on the first visible device.
 func NewBackend() (groth16.Backend, error) { return nil, ErrUnavailable }

@@ -1,0 +1,69 @@
+// cuda/kernels/bench.cuh — throughput probes for field multiplication.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "mul_variants.cuh"
+
+namespace filc2 {
+
+__device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+// random_kernel fills n mont_t elements with pseudo-random reduced values: random
+// limbs with the top limb below the modulus' top limb (so the value is < modulus).
+template <class F>
+__global__ void random_kernel(F* out, size_t n, uint64_t seed) {
+	const uint32_t top_limit = F::modulus_limb(F::limbs - 1);
+	const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+	for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+		F x;
+#pragma unroll
+		for (int j = 0; j < F::limbs; ++j) x.l[j] = static_cast<uint32_t>(splitmix64(seed ^ (i * 64 + j)) >> 16);
+		x.l[F::limbs - 1] %= top_limit;
+		out[i] = x;
+	}
+}
+
+// The operations a probe can repeat: mont_t's product, the lo/hi-chain product, a square.
+enum bench_op { BENCH_MUL = 0, BENCH_MUL_LOHI = 1, BENCH_SQR = 2 };
+
+template <int OP, class F>
+__device__ __forceinline__ F bench_step(const F& x, const F& m) {
+	if constexpr (OP == BENCH_MUL) return x * m;
+	if constexpr (OP == BENCH_MUL_LOHI) return mul_lohi(x, m);
+	if constexpr (OP == BENCH_SQR) return x.sqr();
+}
+
+// once_kernel: out[i] = a[i] op b[i] (1 operation, 3 elements of traffic per element).
+template <class F, int OP>
+__global__ void once_kernel(F* __restrict__ out, const F* __restrict__ a, const F* __restrict__ b, size_t n) {
+	const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+	for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+		out[i] = bench_step<OP>(a[i], b[i]);
+}
+
+// chain_kernel: two independent chains of k operations per element (ILP 2) and one
+// product written: 2k + 1 operations and 3 elements of traffic per element.
+template <class F, int OP>
+__global__ void chain_kernel(F* __restrict__ out, const F* __restrict__ a, const F* __restrict__ b, size_t n, int k) {
+	const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+	for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+		const F m = b[i];
+		F x = a[i];
+		F z = x + m;
+#pragma unroll 1
+		for (int r = 0; r < k; ++r) {
+			x = bench_step<OP>(x, m);
+			z = bench_step<OP>(z, m);
+		}
+		out[i] = x * z;
+	}
+}
+
+}  // namespace filc2
