@@ -41,6 +41,9 @@ inline int32_t code_of(cudaError_t e) {
 }
 
 [[noreturn]] inline void throw_cuda(cudaError_t e, const char* expr, const char* file, int line) {
+	// Reset the runtime's last-error slot: a non-sticky error (an allocation that
+	// failed, a bad launch configuration) must not fail every later call.
+	cudaGetLastError();
 	char text[248];
 	std::snprintf(text, sizeof text, "%s: %s (%s) at %s:%d", expr, cudaGetErrorString(e), cudaGetErrorName(e), file,
 	              line);
@@ -55,8 +58,9 @@ inline int32_t code_of(cudaError_t e) {
 		if (filc2_e_ != cudaSuccess) ::filc2::throw_cuda(filc2_e_, #call, __FILE__, __LINE__); \
 	} while (0)
 
-// After a launch: configuration errors now, execution errors at the next sync.
-#define FILC2_LAUNCHED() FILC2_CUDA(cudaPeekAtLastError())
+// After a launch: configuration errors now (read and cleared), execution errors
+// at the next sync.
+#define FILC2_LAUNCHED() FILC2_CUDA(cudaGetLastError())
 
 inline filc2_status status_ok() {
 	filc2_status s{};
