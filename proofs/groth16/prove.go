@@ -59,8 +59,10 @@ func computeH(domain *fft.Domain, a, b, c []fr.Element, tasks int) []fr.Element 
 	return a[:m-1]
 }
 
-// queryScalars returns the scalars that multiply the compacted A and B queries.
-func queryScalars(d Densities, w *Assignment) (as, bs []fr.Element) {
+// QueryScalars returns the scalars that multiply the compacted A and B queries
+// (bellperson's density-filtered multiexps): every input then the aux in A's
+// density; the inputs and aux in B's densities.
+func QueryScalars(d Densities, w *Assignment) (as, bs []fr.Element) {
 	as = make([]fr.Element, 0, len(w.Inputs)+d.AAux.Count())
 	bs = make([]fr.Element, 0, d.BInput.Count()+d.BAux.Count())
 	as = append(as, w.Inputs...)
@@ -197,7 +199,7 @@ func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config, st *St
 		return nil, err
 	}
 	lap(&st.MSML)
-	as, bs := queryScalars(p.dens, w)
+	as, bs := QueryScalars(p.dens, w)
 	if err := splitMSMG1(ctx, &s.A, p.pk.A, as, cfg.nbTasks); err != nil {
 		return nil, err
 	}
