@@ -46,11 +46,11 @@ type Circuit interface {
 
 // Prepared is a partition staged on the CPU for its GPU section: whatever the
 // backend's Prepare returns and its RunGPU takes.
-type Prepared any
+type Prepared = any
 
 // Raw is the output of a GPU section before its CPU finalisation: whatever the
 // backend's RunGPU returns and its Finish takes.
-type Raw any
+type Raw = any
 
 // PartitionProver proves partitions of one circuit on one GPU in three
 // stages, so that two workers can share the GPU: Prepare and Finish run

@@ -89,3 +89,28 @@ func (p *wholeProver) Finish(_ context.Context, raw Raw) (*groth16.Proof, error)
 }
 
 func (p *wholeProver) Close() error { return p.srs.Close() }
+
+// Staged is a GPUBackend whose provers split their work into the three stages
+// themselves (the CUDA backend's ffi.Prover): Load makes one circuit's key
+// resident on a GPU, Working is the host memory a partition's stages need
+// beyond its witness.
+type Staged struct {
+	Label   string
+	Load    func(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (PartitionProver, error)
+	Working func(c *r1cs.Circuit) int64
+}
+
+// Name implements GPUBackend.
+func (s Staged) Name() string { return s.Label }
+
+// LoadProver implements GPUBackend with Load.
+func (s Staged) LoadProver(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (PartitionProver, error) {
+	p, err := s.Load(ctx, gpu, pk, c)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: %s backend: %w", gpu, s.Label, err)
+	}
+	return p, nil
+}
+
+// WorkingBytes implements GPUBackend with Working.
+func (s Staged) WorkingBytes(c *r1cs.Circuit) int64 { return s.Working(c) }

@@ -11,8 +11,6 @@ import "C"
 
 import (
 	"unsafe"
-
-	"github.com/filc2/filc2/proofs/groth16"
 )
 
 // The library is build/cuda/libfilc2cuda.a (cuda/build.sh), with the CUDA runtime
@@ -56,10 +54,6 @@ func Versions() (runtime, driver int, err error) {
 	}
 	return int(r), int(d), nil
 }
-
-// NewBackend returns the CUDA proving backend on the first visible device. It is not
-// written yet: the error matches ErrNotImplemented, so --backend auto falls back to the CPU.
-func NewBackend() (groth16.Backend, error) { return nil, ErrNotImplemented }
 
 // check turns a filc2_status into nil or an *Error.
 func check(st C.filc2_status) error {

@@ -14,8 +14,11 @@ func TestCompiled(t *testing.T) {
 	if !Compiled() {
 		t.Fatal("Compiled() is false in a cuda build")
 	}
-	if _, err := NewBackend(); !errors.Is(err, ErrNotImplemented) {
-		t.Fatalf("NewBackend: %v, want ErrNotImplemented", err)
+	if b, err := NewBackend(); err != nil || b.Name() != "cuda" {
+		t.Fatalf("NewBackend: %v, %v", b, err)
+	}
+	if _, err := NewBackendOn(1 << 20); !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("NewBackendOn(2^20): %v, want ErrNoDevice", err)
 	}
 }
 

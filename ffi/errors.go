@@ -12,9 +12,6 @@ var ErrOutOfMemory = errors.New("ffi: out of device memory")
 // ErrNoDevice is matched by failures that found no usable CUDA device or driver.
 var ErrNoDevice = errors.New("ffi: no usable CUDA device")
 
-// ErrNotImplemented is returned by NewBackend until the CUDA prover exists (issue 6).
-var ErrNotImplemented = errors.New("ffi: the CUDA proving backend is not implemented yet")
-
 // Error codes of cuda/filc2_cuda.h (FILC2_ERR_*); a cuda-tagged test checks they agree.
 const (
 	codeOutOfMemory     = 1

@@ -3,9 +3,13 @@
 package ffi
 
 import (
+	"context"
 	"errors"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/r1cs"
 )
 
 // ErrUnavailable is returned by every entry point of a build without CUDA.
@@ -22,3 +26,36 @@ func Versions() (runtime, driver int, err error) { return 0, 0, ErrUnavailable }
 
 // NewBackend returns the CUDA proving backend on the first visible device.
 func NewBackend() (groth16.Backend, error) { return nil, ErrUnavailable }
+
+// Prover is one circuit's proving key resident on one device (not in this build).
+type Prover struct{}
+
+// LoadProver uploads a proving key to a device.
+func LoadProver(context.Context, int, *groth16.ProvingKey, *r1cs.Circuit) (*Prover, error) {
+	return nil, ErrUnavailable
+}
+
+// LoadSyntheticProver makes a synthetic key of circuit c's lengths on a device.
+func LoadSyntheticProver(context.Context, int, *r1cs.Circuit, uint64) (*Prover, error) {
+	return nil, ErrUnavailable
+}
+
+// Prepare is the CPU stage before the kernels.
+func (*Prover) Prepare(context.Context, *groth16.Assignment) (any, error) { return nil, ErrUnavailable }
+
+// RunGPU is the kernel section.
+func (*Prover) RunGPU(context.Context, any) (any, error) { return nil, ErrUnavailable }
+
+// Finish assembles the proof.
+func (*Prover) Finish(context.Context, any) (*groth16.Proof, error) { return nil, ErrUnavailable }
+
+// ProveTimed runs the three stages.
+func (*Prover) ProveTimed(context.Context, *groth16.Assignment, fr.Element, fr.Element) (*groth16.Proof, StageTimes, error) {
+	return nil, StageTimes{}, ErrUnavailable
+}
+
+// Device is the device ordinal the key lives on.
+func (*Prover) Device() int { return -1 }
+
+// Close releases the device memory.
+func (*Prover) Close() error { return nil }

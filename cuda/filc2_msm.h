@@ -1,0 +1,135 @@
+/* cuda/filc2_msm.h — the C ABI of the MSM: resident bases, Pippenger, batch addition,
+ * split MSM (included by filc2_cuda.h; cuda/msm/ holds the kernels).
+ *
+ * A filc2_msm_bases handle holds n affine points (G1 or G2) in device memory, a stream
+ * and a scratch arena kept between calls. Later calls pass only scalars (host arrays, or
+ * device pointers with FILC2_MSM_ON_DEVICE). Calls on one handle are serialised; handles
+ * are independent. Every function returns a filc2_status (filc2_cuda.h); running out of
+ * device memory is FILC2_ERR_OUT_OF_MEMORY and leaves the handle usable.
+ *
+ * Layouts are gnark-crypto's (filc2_cuda.h): points G1Affine (96 B) / G2Affine (192 B),
+ * infinity (0, 0); scalars fr.Element in Montgomery form (32 B); results G1Jac (144 B) /
+ * G2Jac (288 B).
+ *
+ * Results as window sums: an MSM writes `windows` Jacobian points S_w and the window size
+ * c (filc2_msm_result); the sum is  Σ_w 2^(c·w)·S_w  (Horner: c doublings between
+ * windows, ~260 in all, left to the caller's CPU, where they take microseconds; ffi/
+ * does it). `windows` is at most FILC2_MSM_MAX_WINDOWS; 0 means the point at infinity.
+ */
+#ifndef FILC2_MSM_H
+#define FILC2_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "filc2_cuda.h" /* filc2_status (that header includes this one at its end) */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct filc2_msm_bases filc2_msm_bases; /* opaque */
+
+#define FILC2_MSM_MAX_WINDOWS 64
+
+enum {
+	FILC2_MSM_G1 = 1,
+	FILC2_MSM_G2 = 2
+};
+
+/* flags */
+enum {
+	FILC2_MSM_ON_DEVICE = 1 /* scalars / bitmap / indices are device pointers (same device) */
+};
+
+/* Tuning (NULL or zero fields: chosen from the size). */
+typedef struct filc2_msm_config {
+	int32_t window_bits;       /* c in [4, 24] */
+	int32_t chunk;             /* pairs per thread in the first accumulation level (≥ 1) */
+	int32_t max_group_windows; /* at most this many windows sorted and accumulated at once */
+	int32_t variant;           /* G1 first accumulation kernel: 0 prefetching (default), 1 capped at
+	                            * 128 registers (more warps, no prefetch); for benchmarks */
+} filc2_msm_config;
+
+typedef struct filc2_msm_result {
+	int32_t window_bits; /* c */
+	int32_t windows;     /* window sums written */
+	uint64_t ones;       /* split / batch addition: points added with scalar 1 */
+	uint64_t others;     /* scalars that went through Pippenger */
+} filc2_msm_result;
+
+/* ---- handles ----------------------------------------------------------------- */
+
+/* Upload n points (host memory, through pinned staging) to `device` and keep them there. */
+filc2_status filc2_msm_g1_upload(int32_t device, const void *points, size_t n, filc2_msm_bases **out);
+filc2_status filc2_msm_g2_upload(int32_t device, const void *points, size_t n, filc2_msm_bases **out);
+
+/* Make n distinct valid points on the device (tests and benchmarks): point i is
+ * (k_b + j)·gen, b = i / 64, j = i mod 64, k_b = (splitmix64(seed + b) >> 2) + 1, with
+ * splitmix64 the usual finaliser (x += 0x9e3779b97f4a7c15, two xor-shift-multiplies).
+ * gen: one affine point (G1Affine / G2Affine). */
+filc2_status filc2_msm_g1_generate(int32_t device, const void *gen, size_t n, uint64_t seed,
+                                   filc2_msm_bases **out);
+filc2_status filc2_msm_g2_generate(int32_t device, const void *gen, size_t n, uint64_t seed,
+                                   filc2_msm_bases **out);
+
+/* filc2_msm_free releases the handle and all its device memory (NULL is a no-op). */
+filc2_status filc2_msm_free(filc2_msm_bases *b);
+/* filc2_msm_trim releases the scratch arena (it grows again on the next call). */
+filc2_status filc2_msm_trim(filc2_msm_bases *b);
+/* group: FILC2_MSM_G1 or _G2; n: points; device_bytes: bases plus scratch now held. */
+filc2_status filc2_msm_info(filc2_msm_bases *b, int32_t *group, uint64_t *n, uint64_t *device_bytes);
+/* Copy points [first, first + count) back to the host. */
+filc2_status filc2_msm_download(filc2_msm_bases *b, size_t first, size_t count, void *out);
+
+/* ---- MSM --------------------------------------------------------------------- */
+
+/* Σ_{i<n} scalars[i]·bases[i] (n ≤ the handle's points, n < 2^31), as window sums:
+ * windows holds FILC2_MSM_MAX_WINDOWS Jacobian points. */
+filc2_status filc2_msm_run(filc2_msm_bases *b, const void *scalars, size_t n, int32_t flags,
+                           const filc2_msm_config *cfg, void *windows, filc2_msm_result *res);
+
+/* The same sum, the scalars classified on the device first: 0 skipped, 1 batch-added,
+ * the rest through Pippenger on the compacted tail (the batch sum is added into window 0).
+ * res->ones and res->others count the classes. */
+filc2_status filc2_msm_split(filc2_msm_bases *b, const void *scalars, size_t n, int32_t flags,
+                             const filc2_msm_config *cfg, void *windows, filc2_msm_result *res);
+
+/* Batch addition: *sum (one Jacobian point) = Σ bases[i] over the set bits i < nbits of
+ * bitmap (bit i is bit i%64 of word i/64; nbits ≤ points). res may be NULL. */
+filc2_status filc2_msm_batch_add(filc2_msm_bases *b, const uint64_t *bitmap, size_t nbits, int32_t flags,
+                                 void *sum, filc2_msm_result *res);
+/* Batch addition by an index list (indices < points; checked when on the host). */
+filc2_status filc2_msm_batch_add_indices(filc2_msm_bases *b, const uint32_t *idx, size_t count, int32_t flags,
+                                         void *sum, filc2_msm_result *res);
+
+/* ---- tests and benchmarks ---------------------------------------------------- */
+
+enum {
+	FILC2_MSM_SCALARS_RANDOM = 0,  /* uniform, reduced (zero with probability ~2^-255) */
+	FILC2_MSM_SCALARS_WITNESS = 1  /* 51 % zeros, 47 % ones, 2 % uniform */
+};
+
+/* The device's scalar generator, into a host array (the benchmark's inputs, reproducible). */
+filc2_status filc2_msm_random_scalars(int32_t device, int32_t mode, size_t n, uint64_t seed, void *out);
+
+enum {
+	FILC2_MSM_BENCH_MSM = 0,           /* filc2_msm_run on random scalars */
+	FILC2_MSM_BENCH_SPLIT = 1,         /* filc2_msm_split on witness scalars */
+	FILC2_MSM_BENCH_BATCH_WITNESS = 2, /* batch addition, bitmap of the witness scalars' ones (47 %) */
+	FILC2_MSM_BENCH_BATCH_ALL = 3,     /* batch addition of all n points */
+	FILC2_MSM_BENCH_MSM_WITNESS = 4    /* filc2_msm_run on witness scalars (to check SPLIT) */
+};
+
+/* Run op reps times (after two warm-ups) on n inputs made on the device from seed
+ * (scalars as filc2_msm_random_scalars), device time of each in ms[i] (events around the
+ * device work, excluding the download of the result). The last run's result goes to
+ * windows (FILC2_MSM_MAX_WINDOWS points; batch additions: one) and res. */
+filc2_status filc2_msm_bench(filc2_msm_bases *b, int32_t op, size_t n, uint64_t seed, const filc2_msm_config *cfg,
+                             int32_t reps, float *ms, void *windows, filc2_msm_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FILC2_MSM_H */

@@ -1,0 +1,234 @@
+// cuda/msm/backend.cuh — what the MSM engine needs of the machine, twice: CUDA, and
+// a sequential CPU emulation (FILC2_EMULATE, cuda/msm/emu_msm.cpp) that runs the same
+// engine, kernel bodies and orchestration, one "thread" after another.
+//
+// Every kernel of the MSM is a *body*: a struct with
+//     static constexpr unsigned threads;              block size on the device
+//     static __device__ void run(size_t t, args...);  the work of logical thread t
+// launched over n logical threads by launch<Body>(stream, n, args...) (a grid-stride
+// loop on the device, a plain loop in the emulation). Bodies never use shared memory or
+// block barriers, so running them one at a time is a faithful emulation; the only
+// warp-level code (aggregated atomics) has a per-thread fallback used by the emulation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#ifdef FILC2_EMULATE
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#else
+#include <cuda_runtime.h>
+
+#include "../util/error.cuh"
+#endif
+
+namespace filc2 {
+namespace msm {
+
+#ifdef FILC2_EMULATE
+
+using stream_t = int;
+
+inline void* dev_alloc(size_t bytes) {
+	void* p = std::malloc(bytes ? bytes : 1);
+	if (!p) throw std::bad_alloc();
+	return p;
+}
+inline void dev_free(void* p) { std::free(p); }
+inline void dev_zero(void* p, size_t bytes, stream_t) { std::memset(p, 0, bytes); }
+inline void copy_to_dev(void* d, const void* h, size_t bytes, stream_t) { std::memcpy(d, h, bytes); }
+inline void copy_to_host(void* h, const void* d, size_t bytes, stream_t) { std::memcpy(h, d, bytes); }
+inline void copy_dev(void* d, const void* s, size_t bytes, stream_t) { std::memcpy(d, s, bytes); }
+inline void stream_sync(stream_t) {}
+inline size_t device_free_bytes() { return size_t(1) << 40; }
+
+// timer: device events around a region (no-ops in the emulation).
+struct timer {
+	void begin(stream_t) {}
+	void end(stream_t) {}
+};
+
+template <class Body, class... A>
+void launch(stream_t, size_t n, A... a) {
+	for (size_t t = 0; t < n; ++t) Body::run(t, a...);
+}
+
+// atomic_add returns the old value (sequential: nothing races).
+inline uint32_t atomic_add(uint32_t* p, uint32_t v) {
+	const uint32_t old = *p;
+	*p = old + v;
+	return old;
+}
+// agg_add: the same, for counters many threads of a warp may hit at once.
+inline uint32_t agg_add(uint32_t* counters, uint32_t key) { return atomic_add(&counters[key], 1); }
+
+#else
+
+using stream_t = cudaStream_t;
+
+inline void* dev_alloc(size_t bytes) {
+	void* p = nullptr;
+	FILC2_CUDA(cudaMalloc(&p, bytes ? bytes : 1));
+	return p;
+}
+inline void dev_free(void* p) {
+	if (p) cudaFree(p);
+}
+inline void dev_zero(void* p, size_t bytes, stream_t s) {
+	if (bytes) FILC2_CUDA(cudaMemsetAsync(p, 0, bytes, s));
+}
+inline void copy_to_dev(void* d, const void* h, size_t bytes, stream_t s) {
+	if (bytes) FILC2_CUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
+}
+inline void copy_to_host(void* h, const void* d, size_t bytes, stream_t s) {
+	if (bytes) FILC2_CUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
+}
+inline void copy_dev(void* d, const void* src, size_t bytes, stream_t s) {
+	if (bytes) FILC2_CUDA(cudaMemcpyAsync(d, src, bytes, cudaMemcpyDeviceToDevice, s));
+}
+inline void stream_sync(stream_t s) { FILC2_CUDA(cudaStreamSynchronize(s)); }
+inline size_t device_free_bytes() {
+	size_t free_b = 0, total_b = 0;
+	FILC2_CUDA(cudaMemGetInfo(&free_b, &total_b));
+	return free_b;
+}
+
+// timer: device events around a region of a stream.
+struct timer {
+	cudaEvent_t a = nullptr, b = nullptr;
+	timer() {
+		FILC2_CUDA(cudaEventCreate(&a));
+		const cudaError_t e = cudaEventCreate(&b);
+		if (e != cudaSuccess) {
+			cudaEventDestroy(a);
+			throw_cuda(e, "cudaEventCreate(&b)", __FILE__, __LINE__);
+		}
+	}
+	~timer() {
+		cudaEventDestroy(a);
+		cudaEventDestroy(b);
+	}
+	timer(const timer&) = delete;
+	timer& operator=(const timer&) = delete;
+	void begin(stream_t s) { FILC2_CUDA(cudaEventRecord(a, s)); }
+	void end(stream_t s) { FILC2_CUDA(cudaEventRecord(b, s)); }
+	float ms() const {
+		FILC2_CUDA(cudaEventSynchronize(b));
+		float t = 0;
+		FILC2_CUDA(cudaEventElapsedTime(&t, a, b));
+		return t;
+	}
+};
+
+// min_blocks_of: Body::min_blocks when declared (a register cap through launch bounds), else 1.
+template <class Body, class = void>
+struct min_blocks_of {
+	static constexpr int value = 1;
+};
+template <class Body>
+struct min_blocks_of<Body, decltype(void(Body::min_blocks))> {
+	static constexpr int value = Body::min_blocks;
+};
+
+template <class Body, class... A>
+__global__ void __launch_bounds__(Body::threads, min_blocks_of<Body>::value) grid_kernel(size_t n, A... a) {
+	const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+	for (size_t t = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride)
+		Body::run(t, a...);
+}
+
+// launch runs Body over n logical threads: one per device thread up to 2^31 − 1 blocks,
+// grid-stride beyond.
+template <class Body, class... A>
+void launch(stream_t s, size_t n, A... a) {
+	if (n == 0) return;
+	constexpr unsigned threads = Body::threads;
+	size_t blocks = (n + threads - 1) / threads;
+	if (blocks > 0x7fffffffu) blocks = 0x7fffffffu;
+	grid_kernel<Body, A...><<<static_cast<unsigned>(blocks), threads, 0, s>>>(n, a...);
+	FILC2_LAUNCHED();
+}
+
+__device__ __forceinline__ uint32_t atomic_add(uint32_t* p, uint32_t v) { return atomicAdd(p, v); }
+
+// agg_add is atomicAdd(&counters[key], 1) aggregated over the lanes of a warp that
+// arrive together with the same key: one atomic per distinct key, the others take
+// consecutive slots by rank. Skewed keys (many equal scalars) then cost one atomic per
+// warp instead of 32 on one address. The mask is read immediately before the match, so
+// every lane in it reaches the match (no branch between).
+__device__ __forceinline__ uint32_t agg_add(uint32_t* counters, uint32_t key) {
+	const unsigned active = __activemask();
+	const unsigned peers = __match_any_sync(active, key);
+	unsigned lane;
+	asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+	const unsigned leader = __ffs(peers) - 1;
+	const unsigned rank = __popc(peers & ((1u << lane) - 1));
+	uint32_t base = 0;
+	if (lane == leader) base = atomicAdd(&counters[key], __popc(peers));
+	base = __shfl_sync(peers, base, leader);
+	return base + rank;
+}
+
+#endif
+
+// ceil_div for sizes.
+template <class T>
+__host__ __device__ constexpr T ceil_div(T a, T b) {
+	return (a + b - 1) / b;
+}
+
+// carver hands out aligned pieces of one allocation. With base == nullptr it only
+// counts (the sizing pass): the engine plans its scratch twice, once to size the
+// arena and once to take the pointers, through the same code.
+struct carver {
+	char* base = nullptr;
+	size_t cap = 0;
+	size_t used = 0;
+
+	template <class T>
+	T* take(size_t n) {
+		used = (used + 255) & ~size_t(255);
+		T* p = base ? reinterpret_cast<T*>(base + used) : nullptr;
+		used += n * sizeof(T);
+#ifdef FILC2_EMULATE
+		if (base && used > cap) throw std::logic_error("msm: scratch plan exceeds the arena");
+#else
+		if (base && used > cap) throw failure(FILC2_ERR_INTERNAL, 0, "msm: scratch plan exceeds the arena");
+#endif
+		return p;
+	}
+};
+
+// dev_arena is a device allocation that grows on demand and is kept between calls.
+class dev_arena {
+   public:
+	dev_arena() = default;
+	dev_arena(const dev_arena&) = delete;
+	dev_arena& operator=(const dev_arena&) = delete;
+	~dev_arena() { release(); }
+
+	// reserve makes the arena hold at least bytes (contents are lost when it grows).
+	void reserve(size_t bytes) {
+		if (bytes <= cap_) return;
+		release();
+		p_ = static_cast<char*>(dev_alloc(bytes));
+		cap_ = bytes;
+	}
+	void release() {
+		dev_free(p_);
+		p_ = nullptr;
+		cap_ = 0;
+	}
+	carver carve() const { return carver{p_, cap_, 0}; }
+	size_t capacity() const { return cap_; }
+
+   private:
+	char* p_ = nullptr;
+	size_t cap_ = 0;
+};
+
+}  // namespace msm
+}  // namespace filc2

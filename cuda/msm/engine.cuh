@@ -1,0 +1,465 @@
+// cuda/msm/engine.cuh — MSM over resident bases: Pippenger with signed windows, the
+// batch addition of points whose scalar is 1, and the split MSM that classifies the
+// scalars first (0 skipped, 1 batch-added, the rest Pippenger on the compacted tail).
+//
+// One call, for window size c (W = ⌈255/c⌉ windows, B = 2^(c−1) buckets each):
+//   prepare     scalars (Montgomery) → |s| canonical + sign              (sort.cuh)
+//   per group of G windows (all W when the scratch fits):
+//     hist, scan, scatter   counting sort of (bucket, point) pairs           (sort.cuh, scan.cuh)
+//     accumulate            bucket sums, load-balanced segmented reduction   (accumulate.cuh)
+//     reduce                Σ (b+1)·bucket_b per window, parallel running sums (reduce.cuh)
+//   finish      window sums → Jacobian, copied to the host.
+// The caller combines the window sums, Σ_w 2^(c·w)·S_w (W·c ≈ 260 doublings: a few
+// tens of microseconds on the CPU, against ~1 ms for one latency-bound GPU thread).
+//
+// Everything runs on one stream; device memory is one arena, grown on demand and kept
+// (trim() releases it). The engine is not thread-safe: the handle serialises calls.
+#pragma once
+
+#include <algorithm>
+
+#include "accumulate.cuh"
+#include "backend.cuh"
+#include "generate.cuh"
+#include "point.cuh"
+#include "reduce.cuh"
+#include "scan.cuh"
+#include "sort.cuh"
+
+namespace filc2 {
+namespace msm {
+
+struct msm_config {
+	int window_bits = 0;  // c; 0 chooses from the size
+	int chunk = 0;        // L0, pairs per thread in the first accumulation level; 0 chooses
+	int max_group = 0;    // at most this many windows per pass; 0 = as many as fit
+	int variant = 0;      // G1 first-level kernel: 0 prefetch (~138 registers, 14 warps/SM),
+	                      // 1 no prefetch capped at 128 registers (16 warps/SM, small spills)
+};
+
+struct msm_result {
+	int window_bits = 0;
+	int windows = 0;      // window sums written
+	uint64_t ones = 0;    // split / batch addition: points added with scalar 1
+	uint64_t others = 0;  // split: scalars that went through Pippenger
+};
+
+[[noreturn]] inline void msm_invalid(const char* what) {
+#ifdef FILC2_EMULATE
+	throw std::invalid_argument(what);
+#else
+	throw_invalid(what);
+#endif
+}
+
+[[noreturn]] inline void msm_oom(const char* what) {
+#ifdef FILC2_EMULATE
+	throw std::runtime_error(what);
+#else
+	throw failure(FILC2_ERR_OUT_OF_MEMORY, static_cast<int32_t>(cudaErrorMemoryAllocation), what);
+#endif
+}
+
+template <class F>
+class engine {
+   public:
+	using affine = affine_t<F>;
+	using xyzz = xyzz_t<F>;
+	using jac = jac_t<F>;
+	static constexpr bool is_g1 = sizeof(F) == 48;
+	static constexpr uint32_t level_chunk = 16;  // L: entries per thread on accumulation levels ≥ 1
+
+	engine(const affine* bases, size_t n, stream_t s) : bases_(bases), n_(n), s_(s) {
+		small_ = static_cast<char*>(dev_alloc(small_bytes));
+	}
+	~engine() { dev_free(small_); }
+	engine(const engine&) = delete;
+	engine& operator=(const engine&) = delete;
+
+	size_t size() const { return n_; }
+	size_t scratch_bytes() const { return big_.capacity() + meta_.capacity(); }
+	void trim() {
+		big_.release();
+		meta_.release();
+	}
+
+	// msm: out[w] (host, max_windows entries) = window sums of Σ scalars[i]·bases[i];
+	// scalars: n device Fr elements in Montgomery form.
+	msm_result msm(const fr_t* scalars, size_t n, const msm_config& cfg, jac* out, timer* tm = nullptr) {
+		check_n(n);
+		msm_result res;
+		if (n == 0) return res;
+		const int c = window_bits(cfg, n);
+		const int W = windows_for(c);
+		const group_sizes gs = pick_group(n, c, cfg, sizeof(fr_t) * n);
+		carver plan = reserve_big(gs.bytes);
+		fr_t* prepared = plan.take<fr_t>(n);
+		group_plan gp = carve_group(plan, n, c, gs);
+		if (tm) tm->begin(s_);
+		launch<prepare_body>(s_, n, scalars, prepared);
+		pippenger(prepared, nullptr, n, c, gs, gp);
+		finish(W, nullptr, out, tm);
+		res.window_bits = c;
+		res.windows = W;
+		res.others = n;
+		return res;
+	}
+
+	// msm_split: the same sum, with the scalars classified first.
+	msm_result msm_split(const fr_t* scalars, size_t n, const msm_config& cfg, jac* out, timer* tm = nullptr) {
+		check_n(n);
+		msm_result res;
+		if (n == 0) return res;
+		if (tm) tm->begin(s_);
+		// Classify: per-thread counts of ones and others, scanned into offsets.
+		const size_t T = compact_threads(n);
+		carver mp = reserve_meta(2 * T + 2 * scan_temp_elems(T));
+		uint32_t* c1 = mp.take<uint32_t>(T);
+		uint32_t* c2 = mp.take<uint32_t>(T);
+		uint32_t* tmp = mp.take<uint32_t>(scan_temp_elems(T));
+		launch<classify_count_body>(s_, T, scalars, n, c1, c2);
+		scan_exclusive(s_, c1, c1, T, total(0), tmp);
+		scan_exclusive(s_, c2, c2, T, total(1), tmp);
+		uint32_t tot[2];
+		copy_to_host(tot, total(0), sizeof tot, s_);
+		stream_sync(s_);
+		const size_t n1 = tot[0], n2 = tot[1];
+		res.ones = n1;
+		res.others = n2;
+
+		// Scratch: the ones, the prepared tail, then the batch addition's levels and the
+		// tail's Pippenger in the same space (one after the other).
+		const int c = window_bits(cfg, n2 ? n2 : 1);
+		const int W = n2 ? windows_for(c) : 0;
+		carver head;
+		head.take<pair_t>(n1);
+		head.take<fr_t>(n2);
+		head.take<uint32_t>(n2);
+		const size_t head_bytes = head.used;
+		const group_sizes gs = n2 ? pick_group(n2, c, cfg, head_bytes) : group_sizes{};
+		carver sizing;
+		sizing.used = head_bytes;
+		carve_batch(sizing, n1, cfg);
+		const size_t need = std::max(sizing.used, n2 ? gs.bytes : size_t(0));
+		carver plan = reserve_big(need);
+		pair_t* ones = plan.take<pair_t>(n1);
+		fr_t* tail = plan.take<fr_t>(n2);
+		uint32_t* tail_idx = plan.take<uint32_t>(n2);
+		carver plan_b = plan;
+		batch_plan bp = carve_batch(plan_b, n1, cfg);
+		group_plan gp{};
+		if (n2) gp = carve_group(plan, n2, c, gs);
+
+		launch<classify_write_body>(s_, T, scalars, n, static_cast<const uint32_t*>(c1),
+		                            static_cast<const uint32_t*>(c2), ones, tail, tail_idx);
+		batch_add(ones, total(0), n1, bp, ones_sum());
+		if (n2) pippenger(tail, tail_idx, n2, c, gs, gp);
+		else dev_zero(window_sums(), sizeof(xyzz), s_);
+		finish(W ? W : 1, ones_sum(), out, tm);
+		res.window_bits = c;
+		res.windows = W ? W : 1;
+		return res;
+	}
+
+	// batch_add_bitmap: out[0] = Σ bases[i] over the set bits i < nbits of words (device).
+	msm_result batch_add_bitmap(const uint64_t* words, size_t nbits, const msm_config& cfg, jac* out,
+	                            timer* tm = nullptr) {
+		check_n(nbits);
+		if (tm) tm->begin(s_);
+		const size_t nw = ceil_div<size_t>(nbits, 64);
+		const size_t T = compact_threads(nw);
+		carver mp = reserve_meta(T + scan_temp_elems(T));
+		uint32_t* cnt = mp.take<uint32_t>(T);
+		uint32_t* tmp = mp.take<uint32_t>(scan_temp_elems(T));
+		uint32_t m = 0;
+		if (T) {
+			launch<bitmap_count_body>(s_, T, words, nbits, cnt);
+			scan_exclusive(s_, cnt, cnt, T, total(0), tmp);
+			copy_to_host(&m, total(0), sizeof m, s_);
+			stream_sync(s_);
+		}
+		carver sizing;
+		sizing.take<pair_t>(m);
+		carve_batch(sizing, m, cfg);
+		carver plan = reserve_big(sizing.used);
+		pair_t* pairs = plan.take<pair_t>(m);
+		batch_plan bp = carve_batch(plan, m, cfg);
+		if (m) launch<bitmap_write_body>(s_, T, words, nbits, static_cast<const uint32_t*>(cnt), pairs);
+		batch_add(pairs, total(0), m, bp, window_sums());
+		finish(1, nullptr, out, tm);
+		msm_result res;
+		res.windows = 1;
+		res.ones = m;
+		return res;
+	}
+
+	// batch_add_indices: out[0] = Σ bases[idx[i]] for i < count (idx on the device, each < size()).
+	msm_result batch_add_indices(const uint32_t* idx, size_t count, const msm_config& cfg, jac* out,
+	                             timer* tm = nullptr) {
+		if (count >= (size_t(1) << 32)) msm_invalid("msm: more than 2^32 - 1 indices");
+		if (tm) tm->begin(s_);
+		carver sizing;
+		sizing.take<pair_t>(count);
+		carve_batch(sizing, count, cfg);
+		carver plan = reserve_big(sizing.used);
+		pair_t* pairs = plan.take<pair_t>(count);
+		batch_plan bp = carve_batch(plan, count, cfg);
+		const uint32_t m = static_cast<uint32_t>(count);
+		copy_to_dev(total(0), &m, sizeof m, s_);
+		launch<index_pairs_body>(s_, count, idx, pairs);
+		batch_add(pairs, total(0), count, bp, window_sums());
+		finish(1, nullptr, out, tm);  // synchronises: m outlives its copy
+		msm_result res;
+		res.windows = 1;
+		res.ones = count;
+		return res;
+	}
+
+   private:
+	// The small buffer: counters and the few points every call writes.
+	static constexpr size_t off_len = 0;                           // uint32 d_len[64]
+	static constexpr size_t off_total = 256;                       // uint32 totals[4]
+	static constexpr size_t off_ones = 512;                        // xyzz: sum of the ones
+	static constexpr size_t off_sums = off_ones + sizeof(xyzz_t<F>);  // xyzz[max_windows]
+	static constexpr size_t off_jac = off_sums + max_windows * sizeof(xyzz_t<F>);
+	static constexpr size_t small_bytes = off_jac + max_windows * sizeof(jac_t<F>);
+
+	uint32_t* lens() const { return reinterpret_cast<uint32_t*>(small_ + off_len); }
+	uint32_t* total(int k) const { return reinterpret_cast<uint32_t*>(small_ + off_total) + k; }
+	xyzz* ones_sum() const { return reinterpret_cast<xyzz*>(small_ + off_ones); }
+	xyzz* window_sums() const { return reinterpret_cast<xyzz*>(small_ + off_sums); }
+	jac* jac_out() const { return reinterpret_cast<jac*>(small_ + off_jac); }
+
+	void check_n(size_t n) const {
+		if (n > n_) msm_invalid("msm: more scalars than bases");
+		if (n >= (size_t(1) << 31)) msm_invalid("msm: at most 2^31 - 1 scalars");
+	}
+
+	static int window_bits(const msm_config& cfg, size_t n) {
+		const int c = cfg.window_bits ? cfg.window_bits : choose_window_bits(n);
+		if (c < min_window_bits || c > max_window_bits) msm_invalid("msm: window bits outside [4, 24]");
+		return c;
+	}
+
+	static uint32_t first_chunk(const msm_config& cfg, size_t entries) {
+		if (cfg.chunk > 0) return static_cast<uint32_t>(cfg.chunk);
+		// Enough threads to fill the device (2^17), at most 64 pairs each (64 beat 32 by 5% at
+		// 2^24 on the H200), at least 4.
+		const size_t l = entries >> 17;
+		return static_cast<uint32_t>(l < 4 ? 4 : l > 64 ? 64 : l);
+	}
+
+	carver reserve_big(size_t bytes) {
+		big_.reserve(bytes);
+		return big_.carve();
+	}
+	carver reserve_meta(size_t words) {
+		meta_.reserve(words * sizeof(uint32_t) + 4096);
+		return meta_.carve();
+	}
+
+	// ---- accumulation levels (shared by Pippenger and the batch addition) ----------
+
+	struct level_plan {
+		int variant = 0;
+		uint32_t L0 = 4;
+		size_t cap0 = 0;  // pairs
+		uint32_t* a_keys = nullptr;
+		xyzz* a_pts = nullptr;
+		uint32_t* b_keys = nullptr;
+		xyzz* b_pts = nullptr;
+	};
+
+	static level_plan carve_levels(carver& cv, size_t entries, uint32_t L0, int variant) {
+		level_plan p;
+		p.variant = variant;
+		p.L0 = L0;
+		p.cap0 = entries;
+		const size_t ta = ceil_div<size_t>(entries, L0), tb = ceil_div<size_t>(ta, level_chunk);
+		p.a_keys = cv.take<uint32_t>(ta);
+		p.a_pts = cv.take<xyzz>(ta);
+		p.b_keys = cv.take<uint32_t>(tb);
+		p.b_pts = cv.take<xyzz>(tb);
+		return p;
+	}
+
+	// accumulate: buckets[key] = Σ points of the d_M (≤ p.cap0) sorted pairs with that key.
+	void accumulate(const pair_t* pairs, const uint32_t* d_M, const level_plan& p, xyzz* buckets) {
+		if (p.cap0 == 0) return;
+		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
+		if constexpr (is_g1) {
+			if (p.variant == 1)
+				launch<acc0_body<F, false, 64, 8>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
+				                                   lens() + 1);
+			else
+				launch<acc0_body<F, true, 64, 1>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
+				                                  lens() + 1);
+		} else {
+			launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
+			                                    lens() + 1);
+		}
+		size_t cap = T0;
+		uint32_t *in_k = p.a_keys, *out_k = p.b_keys;
+		xyzz *in_p = p.a_pts, *out_p = p.b_pts;
+		for (int k = 1; cap >= 2; ++k) {
+			if (k >= 63) msm_oom("msm: too many accumulation levels");
+			const size_t T = ceil_div<size_t>(cap, level_chunk);
+			const bool last = T == 1;
+			launch<acck_body<F>>(s_, T, static_cast<const uint32_t*>(in_k), static_cast<const xyzz*>(in_p),
+			                            static_cast<const uint32_t*>(lens() + k), level_chunk, buckets,
+			                            last ? nullptr : out_k, last ? nullptr : out_p, last ? nullptr : lens() + k + 1);
+			std::swap(in_k, out_k);
+			std::swap(in_p, out_p);
+			cap = T;
+		}
+	}
+
+	// ---- batch addition ----------------------------------------------------------
+
+	struct batch_plan {
+		level_plan lv;
+	};
+
+	static batch_plan carve_batch(carver& cv, size_t m, const msm_config& cfg) {
+		batch_plan b;
+		b.lv = carve_levels(cv, m, first_chunk(cfg, m), cfg.variant);
+		return b;
+	}
+
+	// batch_add: *sum = Σ of the points of the d_M (≤ m) pairs (keys all 0).
+	void batch_add(const pair_t* pairs, const uint32_t* d_M, size_t m, const batch_plan& bp, xyzz* sum) {
+		dev_zero(sum, sizeof(xyzz), s_);
+		if (m) accumulate(pairs, d_M, bp.lv, sum);
+	}
+
+	// ---- Pippenger -------------------------------------------------------------
+
+	struct group_sizes {
+		int variant = 0;
+		int G = 0;          // windows per pass
+		uint32_t L0 = 4;    // first accumulation level chunk
+		uint32_t m1 = 1;    // reduction segment, first level
+		uint32_t m2 = 1;    // second level
+		size_t bytes = 0;   // whole plan, including what precedes the group
+	};
+
+	struct group_plan {
+		uint32_t* counts = nullptr;
+		uint32_t* starts = nullptr;
+		uint32_t* scan_tmp = nullptr;
+		pair_t* pairs = nullptr;
+		xyzz* buckets = nullptr;
+		level_plan lv;
+		xyzz *t1 = nullptr, *r1 = nullptr, *t2 = nullptr, *r2 = nullptr;
+	};
+
+	static group_plan carve_group(carver& cv, size_t n, int c, const group_sizes& gs) {
+		group_plan p;
+		const size_t B = size_t(1) << (c - 1), K = gs.G * B;
+		p.counts = cv.take<uint32_t>(K);
+		p.starts = cv.take<uint32_t>(K);
+		p.scan_tmp = cv.take<uint32_t>(scan_temp_elems(K));
+		p.pairs = cv.take<pair_t>(n * gs.G);
+		p.buckets = cv.take<xyzz>(K);
+		p.lv = carve_levels(cv, n * gs.G, gs.L0, gs.variant);
+		const size_t k1 = K / gs.m1, k2 = B / gs.m1 > 1 ? k1 / gs.m2 : 0;
+		p.t1 = cv.take<xyzz>(k1);
+		p.r1 = cv.take<xyzz>(k1);
+		p.t2 = cv.take<xyzz>(k2);
+		p.r2 = cv.take<xyzz>(k2);
+		return p;
+	}
+
+	// pick_group: the most windows per pass whose scratch fits the free device memory
+	// (less a margin), after `before` bytes of other scratch.
+	group_sizes pick_group(size_t n, int c, const msm_config& cfg, size_t before) const {
+		const int W = windows_for(c);
+		const uint32_t B = 1u << (c - 1);
+		const size_t margin = size_t(256) << 20;
+		const size_t avail = device_free_bytes() + big_.capacity();
+		const size_t budget = avail > margin ? avail - margin : 0;
+		int hi = W;
+		if (cfg.max_group > 0 && cfg.max_group < hi) hi = cfg.max_group;
+		const size_t by_index = (size_t(0xffffffffu)) / (n ? n : 1);  // pair positions are 32-bit
+		if (static_cast<size_t>(hi) > by_index) hi = static_cast<int>(by_index);
+		for (int G = hi; G >= 1; --G) {
+			group_sizes gs;
+			gs.variant = cfg.variant;
+			gs.G = G;
+			gs.L0 = first_chunk(cfg, n * G);
+			gs.m1 = reduce_m(B, G);
+			gs.m2 = B / gs.m1 > 1 ? reduce_m(B / gs.m1, G) : 1;
+			carver cv;
+			cv.used = before;
+			carve_group(cv, n, c, gs);
+			gs.bytes = cv.used;
+			if (gs.bytes <= budget || G == 1) {
+				if (gs.bytes > budget) msm_oom("msm: the scratch for one window does not fit in device memory");
+				return gs;
+			}
+		}
+		msm_oom("msm: no window group fits");
+	}
+
+	// pippenger: window sums of Σ prepared[i]·bases[idx ? idx[i] : i] into window_sums().
+	void pippenger(const fr_t* prepared, const uint32_t* idx, size_t n, int c, const group_sizes& gs,
+	               const group_plan& p) {
+		const int W = windows_for(c);
+		const uint32_t B = 1u << (c - 1);
+		for (int w0 = 0; w0 < W; w0 += gs.G) {
+			const int w1 = std::min(W, w0 + gs.G);
+			const size_t K = static_cast<size_t>(w1 - w0) * B;
+			dev_zero(p.counts, K * sizeof(uint32_t), s_);
+			launch<hist_body>(s_, n, prepared, c, w0, w1, p.counts);
+			scan_exclusive(s_, p.counts, p.starts, K, total(2), p.scan_tmp);
+			launch<scatter_body>(s_, n, prepared, idx, c, w0, w1, p.starts, p.pairs);
+			level_plan lv = p.lv;
+			lv.cap0 = n * static_cast<size_t>(w1 - w0);
+			accumulate(p.pairs, total(2), lv, p.buckets);
+			reduce(p, B, w1 - w0, gs, window_sums() + w0);
+		}
+	}
+
+	void reduce(const group_plan& p, uint32_t B, int g, const group_sizes& gs, xyzz* out) {
+		const xyzz* R = p.buckets;
+		const xyzz* T = nullptr;
+		const uint32_t* cnt = p.counts;
+		uint32_t n = B, o = 1, e = 0;
+		xyzz *ot = p.t1, *orr = p.r1, *nt = p.t2, *nr = p.r2;
+		for (int level = 0;; ++level) {
+			const uint32_t m = level == 0 ? gs.m1 : level == 1 ? gs.m2 : reduce_m(n, gs.G);
+			const uint32_t segs = n / m;
+			const size_t threads = static_cast<size_t>(g) * segs;
+			if (segs == 1) {
+				launch<reduce_body<F>>(s_, threads, R, T, cnt, n, m, o, e, out, static_cast<xyzz*>(nullptr));
+				return;
+			}
+			launch<reduce_body<F>>(s_, threads, R, T, cnt, n, m, o, e, ot, orr);
+			R = orr;
+			T = ot;
+			cnt = nullptr;
+			o = 0;
+			for (uint32_t k = m; k > 1; k >>= 1) ++e;
+			n = segs;
+			std::swap(ot, nt);
+			std::swap(orr, nr);
+		}
+	}
+
+	// finish: Jacobian window sums (plus extra into window 0) to the host.
+	void finish(int W, const xyzz* extra, jac* out, timer* tm) {
+		launch<finish_body<F>>(s_, W, static_cast<const xyzz*>(window_sums()), extra, jac_out());
+		if (tm) tm->end(s_);
+		copy_to_host(out, jac_out(), W * sizeof(jac), s_);
+		stream_sync(s_);
+	}
+
+	const affine* bases_;
+	size_t n_;
+	stream_t s_;
+	char* small_ = nullptr;
+	dev_arena big_, meta_;
+};
+
+}  // namespace msm
+}  // namespace filc2

@@ -1,0 +1,298 @@
+// cuda/msm/handle.cuh — the filc2_msm_bases handle of the C ABI (CUDA only): resident
+// bases, a stream, pinned staging for host inputs, an engine; one instantiation per
+// group (src/msm.cu: G1, src/msm_g2.cu: G2), called through virtual functions so that
+// the group-independent C entry points live in one file.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "../filc2_cuda.h"
+#include "../util/error.cuh"
+#include "../util/gpu.cuh"
+#include "engine.cuh"
+
+// The opaque handle of filc2_msm.h.
+struct filc2_msm_bases {
+	virtual ~filc2_msm_bases() = default;
+	virtual int32_t group() const = 0;
+	virtual size_t size() const = 0;
+	virtual size_t device_bytes() const = 0;
+	virtual void trim() = 0;
+	virtual void download(size_t first, size_t count, void* out) = 0;
+	virtual void run(bool split, const void* scalars, size_t n, int32_t flags, const filc2_msm_config* cfg,
+	                 void* windows, filc2_msm_result* res) = 0;
+	virtual void batch_add(const uint64_t* bitmap, size_t nbits, int32_t flags, void* sum,
+	                       filc2_msm_result* res) = 0;
+	virtual void batch_add_indices(const uint32_t* idx, size_t count, int32_t flags, void* sum,
+	                               filc2_msm_result* res) = 0;
+	virtual void bench(int32_t op, size_t n, uint64_t seed, const filc2_msm_config* cfg, int32_t reps, float* ms,
+	                   void* windows, filc2_msm_result* res) = 0;
+	std::mutex mu;
+};
+
+namespace filc2 {
+namespace msm {
+
+inline msm_config config_of(const filc2_msm_config* c) {
+	msm_config r;
+	if (c) {
+		if (c->window_bits < 0 || c->chunk < 0 || c->max_group_windows < 0 || c->variant < 0 || c->variant > 1)
+			throw_invalid("msm: config field out of range");
+		r.window_bits = c->window_bits;
+		r.chunk = c->chunk;
+		r.max_group = c->max_group_windows;
+		r.variant = c->variant;
+	}
+	return r;
+}
+
+inline void result_to(filc2_msm_result* out, const msm_result& r) {
+	if (!out) return;
+	out->window_bits = r.window_bits;
+	out->windows = r.windows;
+	out->ones = r.ones;
+	out->others = r.others;
+}
+
+// current_device sets `device` current in its constructor (first member of a handle).
+struct current_device {
+	int32_t ordinal;
+	explicit current_device(int32_t d) : ordinal(d) { use_device(d); }
+};
+
+struct owned_stream {
+	cudaStream_t s = nullptr;
+	owned_stream() { FILC2_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+	~owned_stream() {
+		if (s) cudaStreamDestroy(s);
+	}
+	owned_stream(const owned_stream&) = delete;
+	owned_stream& operator=(const owned_stream&) = delete;
+};
+
+struct owned_dev {
+	void* p = nullptr;
+	explicit owned_dev(size_t bytes) : p(dev_alloc(bytes)) {}
+	~owned_dev() { dev_free(p); }
+	owned_dev(const owned_dev&) = delete;
+	owned_dev& operator=(const owned_dev&) = delete;
+};
+
+// staging copies host memory to the device through two pinned buffers: the host memcpy
+// of one chunk overlaps the DMA of the other.
+class staging {
+   public:
+	static constexpr size_t chunk = size_t(8) << 20;
+	staging() {
+		for (int k = 0; k < 2; ++k) {
+			FILC2_CUDA(cudaHostAlloc(&host_[k], chunk, cudaHostAllocDefault));
+			FILC2_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
+		}
+	}
+	~staging() {
+		for (int k = 0; k < 2; ++k) {
+			if (ev_[k]) {
+				cudaEventSynchronize(ev_[k]);
+				cudaEventDestroy(ev_[k]);
+			}
+			if (host_[k]) cudaFreeHost(host_[k]);
+		}
+	}
+	staging(const staging&) = delete;
+	staging& operator=(const staging&) = delete;
+
+	void upload(void* dst, const void* src, size_t bytes, cudaStream_t s) {
+		char* d = static_cast<char*>(dst);
+		const char* h = static_cast<const char*>(src);
+		int k = 0;
+		for (size_t off = 0; off < bytes; off += chunk, k ^= 1) {
+			const size_t len = std::min(chunk, bytes - off);
+			FILC2_CUDA(cudaEventSynchronize(ev_[k]));  // the copy that last used buffer k is done
+			std::memcpy(host_[k], h + off, len);
+			FILC2_CUDA(cudaMemcpyAsync(d + off, host_[k], len, cudaMemcpyHostToDevice, s));
+			FILC2_CUDA(cudaEventRecord(ev_[k], s));
+		}
+	}
+
+   private:
+	void* host_[2] = {nullptr, nullptr};
+	cudaEvent_t ev_[2] = {nullptr, nullptr};
+};
+
+template <class F>
+class bases_impl final : public filc2_msm_bases {
+   public:
+	using affine = affine_t<F>;
+	using xyzz = xyzz_t<F>;
+	using jac = jac_t<F>;
+
+	bases_impl(int32_t device, size_t n)
+	    : dev_(device), pts_(bytes_for(n)), eng_(static_cast<const affine*>(pts_.p), n, stream_.s), n_(n) {}
+
+	static size_t bytes_for(size_t n) {
+		if (n >= (size_t(1) << 31)) throw_invalid("msm: at most 2^31 - 1 bases");
+		return n * sizeof(affine);
+	}
+
+	// upload_from copies n host points into the handle.
+	void upload_from(const void* points) {
+		stage_.upload(pts_.p, points, n_ * sizeof(affine), stream_.s);
+		stream_sync(stream_.s);
+	}
+
+	// generate_points fills the handle as filc2_msm_*_generate documents.
+	void generate_points(const affine& g, uint64_t seed) {
+		const size_t per = std::min<size_t>(n_, size_t(1) << 22);  // a multiple of gen_block when < n
+		owned_dev tmp(per * sizeof(xyzz));
+		affine* out = static_cast<affine*>(pts_.p);
+		for (size_t first = 0; first < n_; first += per) {
+			const size_t count = std::min(per, n_ - first);
+			const size_t blocks = ceil_div<size_t>(count, gen_block);
+			launch<gen_body<F>>(stream_.s, blocks, g, seed, first / gen_block, count, static_cast<xyzz*>(tmp.p));
+			launch<to_affine_body<F>>(stream_.s, blocks, static_cast<const xyzz*>(tmp.p), count, out + first);
+		}
+		stream_sync(stream_.s);
+	}
+
+	int32_t group() const override { return sizeof(F) == 48 ? FILC2_MSM_G1 : FILC2_MSM_G2; }
+	size_t size() const override { return n_; }
+	size_t device_bytes() const override { return n_ * sizeof(affine) + eng_.scratch_bytes() + input_.capacity(); }
+
+	void trim() override {
+		use_device(dev_.ordinal);
+		eng_.trim();
+		input_.release();
+	}
+
+	void download(size_t first, size_t count, void* out) override {
+		if (first > n_ || count > n_ - first) throw_invalid("msm: download range outside the bases");
+		if (count == 0) return;
+		if (!out) throw_invalid("msm: null output");
+		use_device(dev_.ordinal);
+		copy_to_host(out, static_cast<const affine*>(pts_.p) + first, count * sizeof(affine), stream_.s);
+		stream_sync(stream_.s);
+	}
+
+	void run(bool split, const void* scalars, size_t n, int32_t flags, const filc2_msm_config* cfg, void* windows,
+	         filc2_msm_result* res) override {
+		if (!windows) throw_invalid("msm: null output");
+		if (n > n_) throw_invalid("msm: more scalars than bases");
+		if (n && !scalars) throw_invalid("msm: null scalars");
+		const msm_config c = config_of(cfg);
+		use_device(dev_.ordinal);
+		const fr_t* d = static_cast<const fr_t*>(input(scalars, n * sizeof(fr_t), flags));
+		jac* out = static_cast<jac*>(windows);
+		result_to(res, split ? eng_.msm_split(d, n, c, out) : eng_.msm(d, n, c, out));
+	}
+
+	void batch_add(const uint64_t* bitmap, size_t nbits, int32_t flags, void* sum, filc2_msm_result* res) override {
+		if (!sum) throw_invalid("msm: null output");
+		if (nbits > n_) throw_invalid("msm: bitmap longer than the bases");
+		if (nbits && !bitmap) throw_invalid("msm: null bitmap");
+		use_device(dev_.ordinal);
+		const uint64_t* d = static_cast<const uint64_t*>(input(bitmap, ceil_div<size_t>(nbits, 64) * 8, flags));
+		result_to(res, eng_.batch_add_bitmap(d, nbits, msm_config{}, static_cast<jac*>(sum)));
+	}
+
+	void batch_add_indices(const uint32_t* idx, size_t count, int32_t flags, void* sum,
+	                       filc2_msm_result* res) override {
+		if (!sum) throw_invalid("msm: null output");
+		if (count && !idx) throw_invalid("msm: null indices");
+		if (!(flags & FILC2_MSM_ON_DEVICE))
+			for (size_t i = 0; i < count; ++i)
+				if (idx[i] >= n_) throw_invalid("msm: index outside the bases");
+		use_device(dev_.ordinal);
+		const uint32_t* d = static_cast<const uint32_t*>(input(idx, count * sizeof(uint32_t), flags));
+		result_to(res, eng_.batch_add_indices(d, count, msm_config{}, static_cast<jac*>(sum)));
+	}
+
+	void bench(int32_t op, size_t n, uint64_t seed, const filc2_msm_config* cfg, int32_t reps, float* ms,
+	           void* windows, filc2_msm_result* res) override {
+		if (op < FILC2_MSM_BENCH_MSM || op > FILC2_MSM_BENCH_MSM_WITNESS) throw_invalid("msm: unknown bench op");
+		if (reps <= 0 || !ms || !windows) throw_invalid("msm: bench needs reps > 0, ms and windows");
+		if (n == 0 || n > n_) throw_invalid("msm: bench size outside [1, points]");
+		const msm_config c = config_of(cfg);
+		use_device(dev_.ordinal);
+		const bool batch = op == FILC2_MSM_BENCH_BATCH_WITNESS || op == FILC2_MSM_BENCH_BATCH_ALL;
+		const int mode = op == FILC2_MSM_BENCH_MSM ? FILC2_MSM_SCALARS_RANDOM : FILC2_MSM_SCALARS_WITNESS;
+		const size_t nw = ceil_div<size_t>(n, 64);
+		owned_dev scal(op == FILC2_MSM_BENCH_BATCH_ALL ? 0 : n * sizeof(fr_t));
+		owned_dev words(batch ? nw * 8 : 0);
+		if (op != FILC2_MSM_BENCH_BATCH_ALL)
+			launch<random_scalars_body>(stream_.s, n, seed, mode, static_cast<fr_t*>(scal.p));
+		if (op == FILC2_MSM_BENCH_BATCH_WITNESS)
+			launch<ones_bitmap_body>(stream_.s, nw, static_cast<const fr_t*>(scal.p), n, static_cast<uint64_t*>(words.p));
+		if (op == FILC2_MSM_BENCH_BATCH_ALL) launch<fill_words_body>(stream_.s, nw, ~uint64_t(0), static_cast<uint64_t*>(words.p));
+		timer tm;
+		jac* out = static_cast<jac*>(windows);
+		msm_result r;
+		for (int32_t k = -2; k < reps; ++k) {
+			switch (op) {
+			case FILC2_MSM_BENCH_MSM:
+			case FILC2_MSM_BENCH_MSM_WITNESS:
+				r = eng_.msm(static_cast<const fr_t*>(scal.p), n, c, out, &tm);
+				break;
+			case FILC2_MSM_BENCH_SPLIT:
+				r = eng_.msm_split(static_cast<const fr_t*>(scal.p), n, c, out, &tm);
+				break;
+			default:
+				r = eng_.batch_add_bitmap(static_cast<const uint64_t*>(words.p), n, c, out, &tm);
+			}
+			if (k >= 0) ms[k] = tm.ms();
+		}
+		result_to(res, r);
+	}
+
+   private:
+	// input returns a device copy of a host input (or the device pointer itself).
+	const void* input(const void* p, size_t bytes, int32_t flags) {
+		if (flags & FILC2_MSM_ON_DEVICE || bytes == 0) return p;
+		input_.reserve(bytes);
+		stage_.upload(input_.carve().take<char>(bytes), p, bytes, stream_.s);
+		return input_.carve().take<char>(bytes);
+	}
+
+	current_device dev_;
+	owned_stream stream_;
+	owned_dev pts_;
+	staging stage_;
+	engine<F> eng_;
+	dev_arena input_;
+	size_t n_;
+};
+
+// make_bases: a handle with n points uploaded from host memory or generated.
+template <class F>
+filc2_msm_bases* upload_bases(int32_t device, const void* points, size_t n) {
+	if (n && !points) throw_invalid("msm: null points");
+	auto* b = new bases_impl<F>(device, n);
+	try {
+		b->upload_from(points);
+	} catch (...) {
+		delete b;
+		throw;
+	}
+	return b;
+}
+
+template <class F>
+filc2_msm_bases* generate_bases(int32_t device, const void* gen, size_t n, uint64_t seed) {
+	if (!gen) throw_invalid("msm: null generator");
+	affine_t<F> g;
+	std::memcpy(&g, gen, sizeof g);
+	auto* b = new bases_impl<F>(device, n);
+	try {
+		b->generate_points(g, seed);
+	} catch (...) {
+		delete b;
+		throw;
+	}
+	return b;
+}
+
+}  // namespace msm
+}  // namespace filc2

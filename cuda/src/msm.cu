@@ -1,0 +1,121 @@
+// cuda/src/msm.cu — C ABI of the MSM (filc2_msm.h): the G1 instantiation and the
+// group-independent entry points (G2 is in msm_g2.cu, which compiles in parallel).
+#include "../filc2_cuda.h"
+#include "../msm/handle.cuh"
+
+using namespace filc2;
+using namespace filc2::msm;
+
+namespace {
+
+filc2_msm_bases* checked(filc2_msm_bases* b) {
+	if (!b) throw_invalid("msm: null handle");
+	return b;
+}
+
+}  // namespace
+
+extern "C" filc2_status filc2_msm_g1_upload(int32_t device, const void* points, size_t n, filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		*out = upload_bases<fp_t>(device, points, n);
+	});
+}
+
+extern "C" filc2_status filc2_msm_g1_generate(int32_t device, const void* gen, size_t n, uint64_t seed,
+                                              filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		*out = generate_bases<fp_t>(device, gen, n, seed);
+	});
+}
+
+extern "C" filc2_status filc2_msm_free(filc2_msm_bases* b) {
+	return guard([&] {
+		if (!b) return;
+		{
+			std::lock_guard<std::mutex> lock(b->mu);  // wait for a call in flight
+		}
+		delete b;
+	});
+}
+
+extern "C" filc2_status filc2_msm_trim(filc2_msm_bases* b) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->trim();
+	});
+}
+
+extern "C" filc2_status filc2_msm_info(filc2_msm_bases* b, int32_t* group, uint64_t* n, uint64_t* device_bytes) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		if (group) *group = b->group();
+		if (n) *n = b->size();
+		if (device_bytes) *device_bytes = b->device_bytes();
+	});
+}
+
+extern "C" filc2_status filc2_msm_download(filc2_msm_bases* b, size_t first, size_t count, void* out) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->download(first, count, out);
+	});
+}
+
+extern "C" filc2_status filc2_msm_run(filc2_msm_bases* b, const void* scalars, size_t n, int32_t flags,
+                                      const filc2_msm_config* cfg, void* windows, filc2_msm_result* res) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->run(false, scalars, n, flags, cfg, windows, res);
+	});
+}
+
+extern "C" filc2_status filc2_msm_split(filc2_msm_bases* b, const void* scalars, size_t n, int32_t flags,
+                                        const filc2_msm_config* cfg, void* windows, filc2_msm_result* res) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->run(true, scalars, n, flags, cfg, windows, res);
+	});
+}
+
+extern "C" filc2_status filc2_msm_batch_add(filc2_msm_bases* b, const uint64_t* bitmap, size_t nbits, int32_t flags,
+                                            void* sum, filc2_msm_result* res) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->batch_add(bitmap, nbits, flags, sum, res);
+	});
+}
+
+extern "C" filc2_status filc2_msm_batch_add_indices(filc2_msm_bases* b, const uint32_t* idx, size_t count,
+                                                    int32_t flags, void* sum, filc2_msm_result* res) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->batch_add_indices(idx, count, flags, sum, res);
+	});
+}
+
+extern "C" filc2_status filc2_msm_random_scalars(int32_t device, int32_t mode, size_t n, uint64_t seed, void* out) {
+	return guard([&] {
+		if (mode != FILC2_MSM_SCALARS_RANDOM && mode != FILC2_MSM_SCALARS_WITNESS) throw_invalid("msm: unknown mode");
+		if (n == 0) return;
+		if (!out) throw_invalid("msm: null output");
+		use_device(device);
+		owned_stream s;
+		owned_dev d(n * sizeof(fr_t));
+		launch<random_scalars_body>(s.s, n, seed, static_cast<int>(mode), static_cast<fr_t*>(d.p));
+		copy_to_host(out, d.p, n * sizeof(fr_t), s.s);
+		stream_sync(s.s);
+	});
+}
+
+extern "C" filc2_status filc2_msm_bench(filc2_msm_bases* b, int32_t op, size_t n, uint64_t seed,
+                                        const filc2_msm_config* cfg, int32_t reps, float* ms, void* windows,
+                                        filc2_msm_result* res) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->bench(op, n, seed, cfg, reps, ms, windows, res);
+	});
+}

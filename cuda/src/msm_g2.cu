@@ -1,0 +1,24 @@
+// cuda/src/msm_g2.cu — C ABI of the MSM: the G2 instantiation (its own translation unit:
+// the Fp2 kernels are the slowest to compile, and build.sh compiles files in parallel).
+#include "../filc2_cuda.h"
+#include "../msm/handle.cuh"
+
+using namespace filc2;
+using namespace filc2::msm;
+
+extern "C" filc2_status filc2_msm_g2_upload(int32_t device, const void* points, size_t n, filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		*out = upload_bases<fp2_t>(device, points, n);
+	});
+}
+
+extern "C" filc2_status filc2_msm_g2_generate(int32_t device, const void* gen, size_t n, uint64_t seed,
+                                              filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		*out = generate_bases<fp2_t>(device, gen, n, seed);
+	});
+}

@@ -1,0 +1,501 @@
+//go:build cuda
+
+package ffi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// The CUDA proving backend. A Prover holds one circuit's proving key resident on one
+// device (the five queries as MSM bases, the NTT domain) and proves in three stages:
+//
+//	Prepare (CPU, outside the GPU lock): a, b, c = A·w, B·w, C·w by SpMV on the host,
+//	        the compacted A and B scalars, all uploaded into device buffers;
+//	RunGPU  (the kernel section): the H pipeline, the dense H MSM and the split
+//	        L, A, B_G1, B_G2 MSMs, with every scalar already on the device;
+//	Finish  (CPU): the proof from the five sums and the blinding r, s.
+//
+// Backend wraps the three stages as a groth16.Backend.
+
+// Backend is the CUDA groth16.Backend on one device.
+type Backend struct {
+	Device int // CUDA device ordinal
+}
+
+// NewBackend returns the CUDA proving backend on device 0; no usable device is an error
+// matching ErrNoDevice.
+func NewBackend() (groth16.Backend, error) {
+	b, err := NewBackendOn(0)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// NewBackendOn returns the CUDA proving backend on the given device.
+func NewBackendOn(device int) (*Backend, error) {
+	devs, err := Devices()
+	if err != nil {
+		return nil, err
+	}
+	if device < 0 || device >= len(devs) {
+		return nil, fmt.Errorf("%w: device %d requested, %d visible", ErrNoDevice, device, len(devs))
+	}
+	return &Backend{Device: device}, nil
+}
+
+// Name implements groth16.Backend.
+func (b *Backend) Name() string { return "cuda" }
+
+// LoadSRS implements groth16.Backend with LoadProver.
+func (b *Backend) LoadSRS(ctx context.Context, pk *groth16.ProvingKey, c *r1cs.Circuit) (groth16.SRS, error) {
+	return LoadProver(ctx, b.Device, pk, c)
+}
+
+// Prove implements groth16.Backend: the three stages in a row.
+func (b *Backend) Prove(ctx context.Context, srs groth16.SRS, w *groth16.Assignment, r, s fr.Element) (*groth16.Proof, error) {
+	p, ok := srs.(*Prover)
+	if !ok {
+		return nil, errors.New("ffi: SRS was not loaded by the CUDA backend")
+	}
+	proof, _, err := p.ProveTimed(ctx, w, r, s)
+	return proof, err
+}
+
+// Prover is one circuit's proving key resident on one device.
+type Prover struct {
+	device  int
+	vk      groth16.VerifyingKey
+	circuit *r1cs.Circuit
+	shape   groth16.Shape
+	dens    groth16.Densities
+	domain  *Domain
+	h, l, a *G1Bases
+	bg1     *G1Bases
+	bg2     *G2Bases
+
+	mu     sync.Mutex
+	closed bool
+	spare  []*partitionBuffers // device buffer sets kept for the next partition
+	hosts  [][]fr.Element      // host a, b, c buffers (3m) kept for the next partition
+}
+
+// maxSpare bounds the buffer sets a Prover keeps between partitions (two workers per GPU).
+const maxSpare = 2
+
+// LoadProver uploads pk (the key of circuit c) to device and keeps it there until Close.
+func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs.Circuit) (*Prover, error) {
+	shape := groth16.ShapeOf(c.Stats())
+	if err := checkKey(pk, shape); err != nil {
+		return nil, err
+	}
+	p := &Prover{device: device, vk: pk.VK, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
+	ok := false
+	defer func() {
+		if !ok {
+			p.Close()
+		}
+	}()
+	var err error
+	if p.domain, err = newDomainOn(device, shape); err != nil {
+		return nil, err
+	}
+	for _, q := range []struct {
+		name string
+		dst  **G1Bases
+		pts  []bls.G1Affine
+	}{{"h", &p.h, pk.H}, {"l", &p.l, pk.L}, {"a", &p.a, pk.A}, {"b_g1", &p.bg1, pk.BG1}} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if *q.dst, err = UploadG1On(device, q.pts); err != nil {
+			return nil, fmt.Errorf("uploading the %s query (%d points) to device %d: %w", q.name, len(q.pts), device, err)
+		}
+	}
+	if p.bg2, err = UploadG2On(device, pk.BG2); err != nil {
+		return nil, fmt.Errorf("uploading the b_g2 query (%d points) to device %d: %w", len(pk.BG2), device, err)
+	}
+	ok = true
+	return p, nil
+}
+
+// LoadSyntheticProver makes a key with the lengths circuit c needs directly on the
+// device, from seed: distinct valid points, not a real setup (benchmarks at sizes whose
+// parameters are not at hand). Its proofs do not verify under any key.
+func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed uint64) (*Prover, error) {
+	shape := groth16.ShapeOf(c.Stats())
+	_, _, g1, g2 := bls.Generators()
+	vk := groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2}
+	p := &Prover{device: device, vk: vk, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
+	ok := false
+	defer func() {
+		if !ok {
+			p.Close()
+		}
+	}()
+	var err error
+	if p.domain, err = newDomainOn(device, shape); err != nil {
+		return nil, err
+	}
+	n := shape.Lengths()
+	for i, dst := range []**G1Bases{&p.h, &p.l, &p.a, &p.bg1} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if *dst, err = GenerateG1(device, max(n[i], 1), seed+uint64(i)<<40); err != nil {
+			return nil, fmt.Errorf("generating %d synthetic G1 points on device %d: %w", n[i], device, err)
+		}
+	}
+	if p.bg2, err = GenerateG2(device, max(n[4], 1), seed+4<<40); err != nil {
+		return nil, fmt.Errorf("generating %d synthetic G2 points on device %d: %w", n[4], device, err)
+	}
+	ok = true
+	return p, nil
+}
+
+func newDomainOn(device int, shape groth16.Shape) (*Domain, error) {
+	logN := 0
+	for 1<<logN < shape.Domain {
+		logN++
+	}
+	d, err := NewDomainWith(logN, DomainOptions{Device: device})
+	if err != nil {
+		return nil, fmt.Errorf("NTT domain of 2^%d on device %d: %w", logN, device, err)
+	}
+	return d, nil
+}
+
+// checkKey is groth16's length check, repeated here (it is unexported there).
+func checkKey(pk *groth16.ProvingKey, s groth16.Shape) error {
+	if len(pk.VK.IC) != s.NumInputs {
+		return fmt.Errorf("ffi: key has %d IC points, circuit has %d inputs", len(pk.VK.IC), s.NumInputs)
+	}
+	got := [5]int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}
+	want := s.Lengths()
+	for i, name := range []string{"h", "l", "a", "b_g1", "b_g2"} {
+		if got[i] != want[i] {
+			return fmt.Errorf("ffi: key has %d %s points, circuit needs %d", got[i], name, want[i])
+		}
+	}
+	return nil
+}
+
+// Device is the device ordinal the key lives on.
+func (p *Prover) Device() int { return p.device }
+
+// DeviceBytes is the device memory the key, its NTT tables and the MSM scratch hold.
+func (p *Prover) DeviceBytes() (uint64, error) {
+	var total uint64
+	for _, b := range []interface{ DeviceBytes() (uint64, error) }{p.h, p.l, p.a, p.bg1, p.bg2} {
+		n, err := b.DeviceBytes()
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	info, err := p.domain.Info()
+	if err != nil {
+		return 0, err
+	}
+	return total + info.TableBytes, nil
+}
+
+// Close releases the device memory. Idempotent.
+func (p *Prover) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	spare := p.spare
+	p.spare, p.hosts = nil, nil
+	p.mu.Unlock()
+	var errs []error
+	for _, s := range spare {
+		errs = append(errs, s.free())
+	}
+	for _, b := range []interface{ Close() error }{p.h, p.l, p.a, p.bg1, p.bg2, p.domain} {
+		if b != nil && !isNilCloser(b) {
+			errs = append(errs, b.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// isNilCloser reports a typed nil behind the interface (a key that failed half-way).
+func isNilCloser(c interface{ Close() error }) bool {
+	switch v := c.(type) {
+	case *G1Bases:
+		return v == nil
+	case *G2Bases:
+		return v == nil
+	case *Domain:
+		return v == nil
+	}
+	return false
+}
+
+// partitionBuffers are one partition's scalars in device memory.
+type partitionBuffers struct {
+	a, b, c *FrBuffer // the evaluations over the domain (m each)
+	aux     *FrBuffer // the aux assignment (L's scalars)
+	as, bs  *FrBuffer // the compacted A and B scalars
+	nAs     int
+	nBs     int
+}
+
+func (d *partitionBuffers) free() error {
+	var errs []error
+	for _, b := range []*FrBuffer{d.a, d.b, d.c, d.aux, d.as, d.bs} {
+		errs = append(errs, b.Free())
+	}
+	return errors.Join(errs...)
+}
+
+// take returns a device buffer set, a spare one if there is one.
+func (p *Prover) take() (*partitionBuffers, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("ffi: the prover is closed")
+	}
+	if n := len(p.spare); n > 0 {
+		d := p.spare[n-1]
+		p.spare = p.spare[:n-1]
+		p.mu.Unlock()
+		return d, nil
+	}
+	p.mu.Unlock()
+	s := p.shape
+	d := &partitionBuffers{}
+	var err error
+	alloc := func(dst **FrBuffer, n int) {
+		if err == nil {
+			*dst, err = AllocFr(p.device, max(n, 1))
+		}
+	}
+	alloc(&d.a, s.Domain)
+	alloc(&d.b, s.Domain)
+	alloc(&d.c, s.Domain)
+	alloc(&d.aux, s.NumAux)
+	alloc(&d.as, s.NumInputs+s.AAux)
+	alloc(&d.bs, s.BInput+s.BAux)
+	if err != nil {
+		d.free()
+		return nil, fmt.Errorf("device buffers for one partition on device %d: %w", p.device, err)
+	}
+	return d, nil
+}
+
+// give returns a buffer set for reuse (or frees it).
+func (p *Prover) give(d *partitionBuffers) {
+	p.mu.Lock()
+	if !p.closed && len(p.spare) < maxSpare {
+		p.spare = append(p.spare, d)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	d.free()
+}
+
+func (p *Prover) takeHost() []fr.Element {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.hosts); n > 0 {
+		h := p.hosts[n-1]
+		p.hosts = p.hosts[:n-1]
+		return h
+	}
+	return nil
+}
+
+func (p *Prover) giveHost(h []fr.Element) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed && len(p.hosts) < maxSpare {
+		p.hosts = append(p.hosts, h)
+	}
+}
+
+// Prepared is one partition after Prepare: its scalars on the device and the blinding.
+type Prepared struct {
+	p     *Prover
+	d     *partitionBuffers
+	R, S  fr.Element
+	Times StageTimes
+}
+
+// Release returns the device buffers of a partition that will not run.
+func (x *Prepared) Release() {
+	if x != nil && x.d != nil {
+		x.p.give(x.d)
+		x.d = nil
+	}
+}
+
+// Raw is one partition after RunGPU: the five sums.
+type Raw struct {
+	Sums  groth16.Sums
+	R, S  fr.Element
+	Times StageTimes
+}
+
+// Prepare is the CPU stage before the kernels: fresh blinding, a, b, c by SpMV, the
+// compacted A and B scalars, and the upload of all of them.
+func (p *Prover) Prepare(ctx context.Context, w *groth16.Assignment) (any, error) {
+	var r, s fr.Element
+	if _, err := r.SetRandom(); err != nil {
+		return nil, fmt.Errorf("blinding r: %w", err)
+	}
+	if _, err := s.SetRandom(); err != nil {
+		return nil, fmt.Errorf("blinding s: %w", err)
+	}
+	return p.prepare(ctx, w, r, s)
+}
+
+func (p *Prover) prepare(ctx context.Context, w *groth16.Assignment, r, s fr.Element) (*Prepared, error) {
+	c := p.circuit
+	if len(w.Inputs) != c.NumInputs || len(w.Aux) != c.NumAux {
+		return nil, fmt.Errorf("ffi: assignment has %d inputs and %d aux, circuit has %d and %d",
+			len(w.Inputs), len(w.Aux), c.NumInputs, c.NumAux)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x := &Prepared{p: p, R: r, S: s}
+	t0 := time.Now()
+	m, n := p.shape.Domain, c.NumConstraints
+	host := p.takeHost()
+	if len(host) != 3*m {
+		host = make([]fr.Element, 3*m)
+	}
+	defer p.giveHost(host)
+	a, b, cc := host[:m], host[m:2*m], host[2*m:]
+	if err := c.Eval(w.Inputs, w.Aux, a[:n], b[:n], cc[:n], 0); err != nil {
+		return nil, err
+	}
+	for _, v := range [][]fr.Element{a[n:], b[n:], cc[n:]} {
+		clear(v)
+	}
+	as, bs := groth16.QueryScalars(p.dens, w)
+	t1 := time.Now()
+	x.Times.ABC = t1.Sub(t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d, err := p.take()
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range []struct {
+		dst *FrBuffer
+		src []fr.Element
+	}{{d.a, a}, {d.b, b}, {d.c, cc}, {d.aux, w.Aux}, {d.as, as}, {d.bs, bs}} {
+		if err := u.dst.Upload(u.src); err != nil {
+			p.give(d)
+			return nil, fmt.Errorf("uploading scalars to device %d: %w", p.device, err)
+		}
+	}
+	d.nAs, d.nBs = len(as), len(bs)
+	x.d = d
+	x.Times.Upload = time.Since(t1)
+	return x, nil
+}
+
+// RunGPU is the kernel section: the H pipeline and the five MSMs on the device.
+func (p *Prover) RunGPU(ctx context.Context, prepared any) (any, error) {
+	x, ok := prepared.(*Prepared)
+	if !ok || x.p != p {
+		return nil, fmt.Errorf("ffi: prepared partition %T is not this prover's", prepared)
+	}
+	return p.runGPU(ctx, x)
+}
+
+func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
+	defer x.Release()
+	d := x.d
+	if d == nil {
+		return nil, errors.New("ffi: the prepared partition was released")
+	}
+	raw := &Raw{R: x.R, S: x.S, Times: x.Times}
+	st := &raw.Times
+	t0 := time.Now()
+	lap := func(dst *time.Duration) {
+		now := time.Now()
+		*dst = now.Sub(t0)
+		t0 = now
+	}
+	hb, err := p.domain.HDevice(d.a, d.b, d.c)
+	if err == nil {
+		err = p.domain.Sync()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("H pipeline: %w", err)
+	}
+	lap(&st.H)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := &raw.Sums
+	if s.H, err = p.h.MSMDevice(hb.Pointer(), p.shape.Domain-1, false); err != nil {
+		return nil, fmt.Errorf("H MSM: %w", err)
+	}
+	lap(&st.MSMH)
+	if s.L, err = p.l.MSMDevice(d.aux.Pointer(), p.shape.NumAux, true); err != nil {
+		return nil, fmt.Errorf("L MSM: %w", err)
+	}
+	lap(&st.MSML)
+	if s.A, err = p.a.MSMDevice(d.as.Pointer(), d.nAs, true); err != nil {
+		return nil, fmt.Errorf("A MSM: %w", err)
+	}
+	lap(&st.MSMA)
+	if s.BG1, err = p.bg1.MSMDevice(d.bs.Pointer(), d.nBs, true); err != nil {
+		return nil, fmt.Errorf("B_G1 MSM: %w", err)
+	}
+	lap(&st.MSMBG1)
+	if s.BG2, err = p.bg2.MSMDevice(d.bs.Pointer(), d.nBs, true); err != nil {
+		return nil, fmt.Errorf("B_G2 MSM: %w", err)
+	}
+	lap(&st.MSMBG2)
+	runtime.KeepAlive(d)
+	return raw, nil
+}
+
+// Finish assembles the proof from the sums (CPU).
+func (p *Prover) Finish(_ context.Context, raw any) (*groth16.Proof, error) {
+	r, ok := raw.(*Raw)
+	if !ok {
+		return nil, fmt.Errorf("ffi: GPU output %T is not this prover's", raw)
+	}
+	return p.finish(r), nil
+}
+
+func (p *Prover) finish(r *Raw) *groth16.Proof {
+	t0 := time.Now()
+	proof := groth16.Assemble(&p.vk, &r.Sums, &r.R, &r.S)
+	r.Times.Finish = time.Since(t0)
+	return proof
+}
+
+// ProveTimed runs the three stages for one assignment with the given blinding.
+func (p *Prover) ProveTimed(ctx context.Context, w *groth16.Assignment, r, s fr.Element) (*groth16.Proof, StageTimes, error) {
+	x, err := p.prepare(ctx, w, r, s)
+	if err != nil {
+		return nil, StageTimes{}, err
+	}
+	raw, err := p.runGPU(ctx, x)
+	if err != nil {
+		return nil, x.Times, err
+	}
+	proof := p.finish(raw)
+	return proof, raw.Times, nil
+}

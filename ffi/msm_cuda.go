@@ -1,0 +1,411 @@
+//go:build cuda
+
+package ffi
+
+/*
+#include "filc2_cuda.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// Multi-scalar multiplication over bases resident in device memory (cuda/filc2_msm.h,
+// cuda/msm/). A G1Bases or G2Bases holds its points on one device from the upload to
+// Close, with a stream and a scratch arena that later calls reuse; a call passes only
+// scalars. Calls on one value are serialised (safe from several goroutines, one at a
+// time on the device); separate values run independently. Device memory exhaustion is an
+// error matching ErrOutOfMemory and leaves the value usable.
+
+// ErrClosed is returned by every method of a closed G1Bases or G2Bases.
+var ErrClosed = errors.New("ffi: MSM bases are closed")
+
+// msmConfig tunes one MSM (zero fields: chosen from the size); for tests and benchmarks.
+type msmConfig struct {
+	WindowBits int // c in [4, 24]
+	Chunk      int // pairs per thread in the first accumulation level
+	MaxGroup   int // at most this many windows per pass
+	Variant    int // G1 first accumulation kernel: 0 prefetching, 1 capped at 128 registers
+}
+
+// msmInfo is what a call reports besides the sum.
+type msmInfo struct {
+	WindowBits int
+	Windows    int
+	Ones       uint64 // points added with scalar 1 (split, batch addition)
+	Others     uint64 // scalars that went through Pippenger
+}
+
+const maxWindows = C.FILC2_MSM_MAX_WINDOWS
+
+// handle is the part shared by G1Bases and G2Bases.
+type handle struct {
+	mu sync.RWMutex // read: a call in progress; write: Close
+	h  *C.filc2_msm_bases
+	n  int
+}
+
+func (b *handle) use(f func(h *C.filc2_msm_bases) error) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.h == nil {
+		return ErrClosed
+	}
+	return f(b.h)
+}
+
+func (b *handle) close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.h == nil {
+		return nil
+	}
+	err := check(C.filc2_msm_free(b.h))
+	b.h = nil
+	return err
+}
+
+func (b *handle) trim() error {
+	return b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_trim(h)) })
+}
+
+func (b *handle) deviceBytes() (uint64, error) {
+	var v C.uint64_t
+	err := b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_info(h, nil, nil, &v)) })
+	return uint64(v), err
+}
+
+func cConfig(cfg *msmConfig) *C.filc2_msm_config {
+	if cfg == nil {
+		return nil
+	}
+	return &C.filc2_msm_config{
+		window_bits:       C.int32_t(cfg.WindowBits),
+		chunk:             C.int32_t(cfg.Chunk),
+		max_group_windows: C.int32_t(cfg.MaxGroup),
+		variant:           C.int32_t(cfg.Variant),
+	}
+}
+
+func infoOf(r *C.filc2_msm_result) msmInfo {
+	return msmInfo{WindowBits: int(r.window_bits), Windows: int(r.windows), Ones: uint64(r.ones),
+		Others: uint64(r.others)}
+}
+
+// run calls filc2_msm_run or _split; windows must hold maxWindows Jacobian points.
+func (b *handle) run(split bool, scalars unsafe.Pointer, n int, flags C.int32_t, cfg *msmConfig,
+	windows unsafe.Pointer) (msmInfo, error) {
+	if n < 0 || n > b.n {
+		return msmInfo{}, fmt.Errorf("ffi: %d scalars for %d bases", n, b.n)
+	}
+	var res C.filc2_msm_result
+	err := b.use(func(h *C.filc2_msm_bases) error {
+		if split {
+			return check(C.filc2_msm_split(h, scalars, C.size_t(n), flags, cConfig(cfg), windows, &res))
+		}
+		return check(C.filc2_msm_run(h, scalars, C.size_t(n), flags, cConfig(cfg), windows, &res))
+	})
+	return infoOf(&res), err
+}
+
+func (b *handle) batchAdd(bitmap []uint64, sum unsafe.Pointer) (msmInfo, error) {
+	words := (b.n + 63) / 64
+	if len(bitmap) > words {
+		return msmInfo{}, fmt.Errorf("ffi: a bitmap of %d words for %d bases", len(bitmap), b.n)
+	}
+	nbits := min(64*len(bitmap), b.n)
+	var res C.filc2_msm_result
+	err := b.use(func(h *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_batch_add(h, (*C.uint64_t)(ptr(bitmap)), C.size_t(nbits), 0, sum, &res))
+	})
+	return infoOf(&res), err
+}
+
+func (b *handle) batchAddIndices(idx []uint32, sum unsafe.Pointer) (msmInfo, error) {
+	var res C.filc2_msm_result
+	err := b.use(func(h *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_batch_add_indices(h, (*C.uint32_t)(ptr(idx)), C.size_t(len(idx)), 0, sum, &res))
+	})
+	return infoOf(&res), err
+}
+
+func (b *handle) download(first, count int, out unsafe.Pointer) error {
+	if first < 0 || count < 0 || first > b.n || count > b.n-first {
+		return fmt.Errorf("ffi: points [%d, %d) of %d", first, first+count, b.n)
+	}
+	return b.use(func(h *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_download(h, C.size_t(first), C.size_t(count), out))
+	})
+}
+
+// bench runs filc2_msm_bench: device ms of each of reps runs, the last result's windows.
+func (b *handle) bench(op, n int, seed uint64, cfg *msmConfig, reps int, windows unsafe.Pointer) ([]float32, msmInfo,
+	error) {
+	ms := make([]float32, reps)
+	var res C.filc2_msm_result
+	err := b.use(func(h *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_bench(h, C.int32_t(op), C.size_t(n), C.uint64_t(seed), cConfig(cfg), C.int32_t(reps),
+			(*C.float)(unsafe.Pointer(&ms[0])), windows, &res))
+	})
+	return ms, infoOf(&res), err
+}
+
+// Bench operations (filc2_msm_bench).
+const (
+	benchMSM          = C.FILC2_MSM_BENCH_MSM
+	benchSplit        = C.FILC2_MSM_BENCH_SPLIT
+	benchBatchWitness = C.FILC2_MSM_BENCH_BATCH_WITNESS
+	benchBatchAll     = C.FILC2_MSM_BENCH_BATCH_ALL
+	benchMSMWitness   = C.FILC2_MSM_BENCH_MSM_WITNESS
+)
+
+// deviceScalars returns the device's scalar generator output (the bench inputs):
+// mode 0 uniform, 1 witness-shaped (51 % zeros, 47 % ones, 2 % uniform).
+func deviceScalars(device, mode, n int, seed uint64) ([]fr.Element, error) {
+	out := make([]fr.Element, n)
+	err := check(C.filc2_msm_random_scalars(C.int32_t(device), C.int32_t(mode), C.size_t(n), C.uint64_t(seed),
+		ptr(out)))
+	return out, err
+}
+
+// ---- G1 ------------------------------------------------------------------------
+
+// G1Bases is a set of G1 points resident in device memory.
+type G1Bases struct{ handle }
+
+// UploadG1 copies points to device 0 and keeps them there until Close.
+func UploadG1(points []bls.G1Affine) (*G1Bases, error) { return UploadG1On(0, points) }
+
+// UploadG1On copies points to the given device.
+func UploadG1On(device int, points []bls.G1Affine) (*G1Bases, error) {
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g1_upload(C.int32_t(device), ptr(points), C.size_t(len(points)), &h)); err != nil {
+		return nil, err
+	}
+	return &G1Bases{handle{h: h, n: len(points)}}, nil
+}
+
+// GenerateG1 makes n distinct points on the device, for tests and benchmarks: point i
+// is (k_b + i mod 64)·G with b = i/64, k_b = (splitmix64(seed + b) >> 2) + 1 and G the
+// generator (GeneratedScalar gives the multiplier).
+func GenerateG1(device, n int, seed uint64) (*G1Bases, error) {
+	_, _, g, _ := bls.Generators()
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g1_generate(C.int32_t(device), unsafe.Pointer(&g), C.size_t(n), C.uint64_t(seed),
+		&h)); err != nil {
+		return nil, err
+	}
+	return &G1Bases{handle{h: h, n: n}}, nil
+}
+
+// Len is the number of points.
+func (b *G1Bases) Len() int { return b.n }
+
+// MSM returns Σ scalars[i]·points[i] (len(scalars) ≤ Len(); missing scalars are 0).
+func (b *G1Bases) MSM(scalars []fr.Element) (bls.G1Jac, error) {
+	r, _, err := b.msm(false, scalars, nil)
+	return r, err
+}
+
+// MSMSplit returns the same sum as MSM, classifying the scalars on the device first:
+// zeros are skipped, ones batch-added, the rest go through Pippenger. Faster when most
+// scalars are 0 or 1 (witnesses).
+func (b *G1Bases) MSMSplit(scalars []fr.Element) (bls.G1Jac, error) {
+	r, _, err := b.msm(true, scalars, nil)
+	return r, err
+}
+
+// MSMDevice is MSM with n scalars (fr.Element layout) already in this device's memory.
+func (b *G1Bases) MSMDevice(scalars unsafe.Pointer, n int, split bool) (bls.G1Jac, error) {
+	var w [maxWindows]bls.G1Jac
+	info, err := b.run(split, scalars, n, C.FILC2_MSM_ON_DEVICE, nil, unsafe.Pointer(&w[0]))
+	if err != nil {
+		return bls.G1Jac{}, err
+	}
+	return combineG1(w[:info.Windows], info.WindowBits), nil
+}
+
+func (b *G1Bases) msm(split bool, scalars []fr.Element, cfg *msmConfig) (bls.G1Jac, msmInfo, error) {
+	var w [maxWindows]bls.G1Jac
+	info, err := b.run(split, ptr(scalars), len(scalars), 0, cfg, unsafe.Pointer(&w[0]))
+	if err != nil {
+		return bls.G1Jac{}, info, err
+	}
+	return combineG1(w[:info.Windows], info.WindowBits), info, nil
+}
+
+// BatchAdd returns Σ points[i] over the set bits i of bitmap (bit i%64 of word i/64;
+// bits at or past Len() are ignored).
+func (b *G1Bases) BatchAdd(bitmap []uint64) (bls.G1Jac, error) {
+	var s bls.G1Jac
+	_, err := b.batchAdd(bitmap, unsafe.Pointer(&s))
+	return s, err
+}
+
+// BatchAddIndices returns Σ points[idx[i]] (each index < Len()).
+func (b *G1Bases) BatchAddIndices(idx []uint32) (bls.G1Jac, error) {
+	var s bls.G1Jac
+	_, err := b.batchAddIndices(idx, unsafe.Pointer(&s))
+	return s, err
+}
+
+// Points copies points [first, first+count) back from the device.
+func (b *G1Bases) Points(first, count int) ([]bls.G1Affine, error) {
+	out := make([]bls.G1Affine, max(count, 0))
+	return out, b.download(first, count, ptr(out))
+}
+
+// DeviceBytes is the device memory held: the points plus the scratch arena.
+func (b *G1Bases) DeviceBytes() (uint64, error) { return b.deviceBytes() }
+
+// Trim releases the scratch arena (the next call allocates it again).
+func (b *G1Bases) Trim() error { return b.trim() }
+
+// Close releases the device memory; later calls return ErrClosed. Idempotent.
+func (b *G1Bases) Close() error { return b.close() }
+
+// combineG1 is Σ_w 2^(c·w)·w[w] (Horner, c doublings between windows).
+func combineG1(w []bls.G1Jac, c int) bls.G1Jac {
+	var r bls.G1Jac
+	r.X.SetOne()
+	r.Y.SetOne()
+	if len(w) == 0 {
+		return r
+	}
+	r = w[len(w)-1]
+	for i := len(w) - 2; i >= 0; i-- {
+		for k := 0; k < c; k++ {
+			r.DoubleAssign()
+		}
+		r.AddAssign(&w[i])
+	}
+	return r
+}
+
+// ---- G2 ------------------------------------------------------------------------
+
+// G2Bases is a set of G2 points resident in device memory.
+type G2Bases struct{ handle }
+
+// UploadG2 copies points to device 0 and keeps them there until Close.
+func UploadG2(points []bls.G2Affine) (*G2Bases, error) { return UploadG2On(0, points) }
+
+// UploadG2On copies points to the given device.
+func UploadG2On(device int, points []bls.G2Affine) (*G2Bases, error) {
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g2_upload(C.int32_t(device), ptr(points), C.size_t(len(points)), &h)); err != nil {
+		return nil, err
+	}
+	return &G2Bases{handle{h: h, n: len(points)}}, nil
+}
+
+// GenerateG2 is GenerateG1 over G2 (the same multipliers times the G2 generator).
+func GenerateG2(device, n int, seed uint64) (*G2Bases, error) {
+	_, _, _, g := bls.Generators()
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g2_generate(C.int32_t(device), unsafe.Pointer(&g), C.size_t(n), C.uint64_t(seed),
+		&h)); err != nil {
+		return nil, err
+	}
+	return &G2Bases{handle{h: h, n: n}}, nil
+}
+
+// Len is the number of points.
+func (b *G2Bases) Len() int { return b.n }
+
+// MSM returns Σ scalars[i]·points[i] (len(scalars) ≤ Len()).
+func (b *G2Bases) MSM(scalars []fr.Element) (bls.G2Jac, error) {
+	r, _, err := b.msm(false, scalars, nil)
+	return r, err
+}
+
+// MSMSplit is MSM with the 0/1 classification first (see G1Bases.MSMSplit).
+func (b *G2Bases) MSMSplit(scalars []fr.Element) (bls.G2Jac, error) {
+	r, _, err := b.msm(true, scalars, nil)
+	return r, err
+}
+
+// MSMDevice is MSM with n scalars already in this device's memory.
+func (b *G2Bases) MSMDevice(scalars unsafe.Pointer, n int, split bool) (bls.G2Jac, error) {
+	var w [maxWindows]bls.G2Jac
+	info, err := b.run(split, scalars, n, C.FILC2_MSM_ON_DEVICE, nil, unsafe.Pointer(&w[0]))
+	if err != nil {
+		return bls.G2Jac{}, err
+	}
+	return combineG2(w[:info.Windows], info.WindowBits), nil
+}
+
+func (b *G2Bases) msm(split bool, scalars []fr.Element, cfg *msmConfig) (bls.G2Jac, msmInfo, error) {
+	var w [maxWindows]bls.G2Jac
+	info, err := b.run(split, ptr(scalars), len(scalars), 0, cfg, unsafe.Pointer(&w[0]))
+	if err != nil {
+		return bls.G2Jac{}, info, err
+	}
+	return combineG2(w[:info.Windows], info.WindowBits), info, nil
+}
+
+// BatchAdd returns Σ points[i] over the set bits i of bitmap.
+func (b *G2Bases) BatchAdd(bitmap []uint64) (bls.G2Jac, error) {
+	var s bls.G2Jac
+	_, err := b.batchAdd(bitmap, unsafe.Pointer(&s))
+	return s, err
+}
+
+// BatchAddIndices returns Σ points[idx[i]].
+func (b *G2Bases) BatchAddIndices(idx []uint32) (bls.G2Jac, error) {
+	var s bls.G2Jac
+	_, err := b.batchAddIndices(idx, unsafe.Pointer(&s))
+	return s, err
+}
+
+// Points copies points [first, first+count) back from the device.
+func (b *G2Bases) Points(first, count int) ([]bls.G2Affine, error) {
+	out := make([]bls.G2Affine, max(count, 0))
+	return out, b.download(first, count, ptr(out))
+}
+
+// DeviceBytes is the device memory held: the points plus the scratch arena.
+func (b *G2Bases) DeviceBytes() (uint64, error) { return b.deviceBytes() }
+
+// Trim releases the scratch arena.
+func (b *G2Bases) Trim() error { return b.trim() }
+
+// Close releases the device memory; later calls return ErrClosed. Idempotent.
+func (b *G2Bases) Close() error { return b.close() }
+
+func combineG2(w []bls.G2Jac, c int) bls.G2Jac {
+	var r bls.G2Jac
+	r.X.SetOne()
+	r.Y.SetOne()
+	if len(w) == 0 {
+		return r
+	}
+	r = w[len(w)-1]
+	for i := len(w) - 2; i >= 0; i-- {
+		for k := 0; k < c; k++ {
+			r.DoubleAssign()
+		}
+		r.AddAssign(&w[i])
+	}
+	return r
+}
+
+// GeneratedScalar is the multiplier of point i of GenerateG1/GenerateG2 with seed:
+// (splitmix64(seed + i/64) >> 2) + 1 + i mod 64.
+func GeneratedScalar(seed uint64, i int) uint64 {
+	return (splitmix64(seed+uint64(i/64)) >> 2) + 1 + uint64(i%64)
+}
+
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

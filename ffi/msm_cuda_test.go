@@ -1,0 +1,843 @@
+//go:build cuda
+
+package ffi
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// GPU tests of the MSM (cuda/msm/): every entry point against gnark-crypto on fresh
+// random inputs, the edge cases of Pippenger (infinity, 0, 1, −1, repeated points,
+// empty windows, Booth boundary digits) at several window sizes, chunk lengths and
+// window groups, the split MSM on witness-shaped scalars, the batch addition, the
+// device-generated bases, the error paths; and, with FILC2_BENCH=1, TestMSMBench.
+
+// ---- references and inputs -----------------------------------------------------
+
+func randomG1Points(n int) []bls.G1Affine {
+	_, _, g, _ := bls.Generators()
+	return bls.BatchScalarMultiplicationG1(&g, randomFr(n))
+}
+
+func randomG2Points(n int) []bls.G2Affine {
+	_, _, _, g := bls.Generators()
+	return bls.BatchScalarMultiplicationG2(&g, randomFr(n))
+}
+
+func refMSMG1(t *testing.T, points []bls.G1Affine, scalars []fr.Element) bls.G1Affine {
+	t.Helper()
+	var r bls.G1Affine
+	if len(scalars) == 0 {
+		return r
+	}
+	if _, err := r.MultiExp(points[:len(scalars)], scalars, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func refMSMG2(t *testing.T, points []bls.G2Affine, scalars []fr.Element) bls.G2Affine {
+	t.Helper()
+	var r bls.G2Affine
+	if len(scalars) == 0 {
+		return r
+	}
+	if _, err := r.MultiExp(points[:len(scalars)], scalars, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func affG1(j *bls.G1Jac) (a bls.G1Affine) { a.FromJacobian(j); return }
+func affG2(j *bls.G2Jac) (a bls.G2Affine) { a.FromJacobian(j); return }
+
+// sumSelectedG1 is Σ points[i] over the selected i, on every core.
+func sumSelectedG1(points []bls.G1Affine, sel func(i int) bool) bls.G1Affine {
+	parts := make([]bls.G1Jac, 64)
+	chunk := (len(points) + len(parts) - 1) / len(parts)
+	parallel(len(parts), func(k int) {
+		for i := k * chunk; i < min(len(points), (k+1)*chunk); i++ {
+			if sel(i) {
+				parts[k].AddMixed(&points[i])
+			}
+		}
+	})
+	var s bls.G1Jac
+	for k := range parts {
+		s.AddAssign(&parts[k])
+	}
+	return affG1(&s)
+}
+
+func sumSelectedG2(points []bls.G2Affine, sel func(i int) bool) bls.G2Affine {
+	parts := make([]bls.G2Jac, 64)
+	chunk := (len(points) + len(parts) - 1) / len(parts)
+	parallel(len(parts), func(k int) {
+		for i := k * chunk; i < min(len(points), (k+1)*chunk); i++ {
+			if sel(i) {
+				parts[k].AddMixed(&points[i])
+			}
+		}
+	})
+	var s bls.G2Jac
+	for k := range parts {
+		s.AddAssign(&parts[k])
+	}
+	return affG2(&s)
+}
+
+// witnessScalars: 51 % zeros, 47 % ones, 2 % uniform, as a PoRep witness.
+func witnessScalars(n int) []fr.Element {
+	s := make([]fr.Element, n)
+	for i := range s {
+		switch u := rand.IntN(100); {
+		case u < 51:
+		case u < 98:
+			s[i].SetOne()
+		default:
+			if _, err := s[i].SetRandom(); err != nil {
+				panic(err)
+			}
+		}
+	}
+	return s
+}
+
+// boothPattern: with c-bit windows every signed digit is ±2^(c−1) (window 0 −, then
+// +, −, …), below 2^253: even windows 100…0, odd windows 011…1.
+func boothPattern(c int) *big.Int {
+	x := new(big.Int)
+	for w := 0; w*c < 253; w++ {
+		if w%2 == 0 {
+			if b := w*c + c - 1; b < 253 {
+				x.SetBit(x, b, 1)
+			}
+		} else {
+			for j := 0; j < c-1 && w*c+j < 253; j++ {
+				x.SetBit(x, w*c+j, 1)
+			}
+		}
+	}
+	return x
+}
+
+// edgeScalars returns n random scalars with the edge values spread over them (the
+// Booth pattern for window size c, and its negation).
+func edgeScalars(n, c int) []fr.Element {
+	s := randomFr(n)
+	r := fr.Modulus()
+	one := big.NewInt(1)
+	half := new(big.Int).Rsh(r, 1) // (r − 1)/2
+	vals := []*big.Int{
+		big.NewInt(0), big.NewInt(1), new(big.Int).Sub(r, one), new(big.Int).Sub(r, big.NewInt(2)), big.NewInt(2),
+		half, new(big.Int).Add(half, one), new(big.Int).Sub(half, one),
+		boothPattern(c), new(big.Int).Sub(r, boothPattern(c)), boothPattern(13), boothPattern(16),
+		new(big.Int).Sub(new(big.Int).Lsh(one, 253), one), new(big.Int).Lsh(one, 253), new(big.Int).Lsh(one, 252),
+		big.NewInt(1 << 40), new(big.Int).Lsh(big.NewInt(0xabcdef), 200),
+	}
+	for i, v := range vals {
+		for k := i; k < n; k += 97 { // each value several times
+			s[k] = bigFr(v)
+		}
+	}
+	return s
+}
+
+// ---- G1 ----------------------------------------------------------------------
+
+func msmSizesG1() []int {
+	if testing.Short() {
+		return []int{1, 2, 3, 100, 1000}
+	}
+	return []int{1, 2, 3, 100, 1000, 4097, 1<<16 + 3, 1 << 20}
+}
+
+// basesG1 returns n points on the host and on the device: random gnark points up to
+// 2^16 + 3, device-generated ones (checked in TestGeneratedBases) above.
+func basesG1(t *testing.T, n int) ([]bls.G1Affine, *G1Bases) {
+	t.Helper()
+	if n <= 1<<16+3 {
+		p := randomG1Points(n)
+		b, err := UploadG1(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, b
+	}
+	b, err := GenerateG1(0, n, rand.Uint64())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Points(0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, b
+}
+
+func TestMSMG1(t *testing.T) {
+	for _, n := range msmSizesG1() {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			p, b := basesG1(t, n)
+			defer b.Close()
+			s := randomFr(n)
+			want := refMSMG1(t, p, s)
+			got, info, err := b.msm(false, s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := affG1(&got); !g.Equal(&want) {
+				t.Fatalf("MSM of %d (c=%d): got %v, want %v", n, info.WindowBits, g, want)
+			}
+			t.Logf("n=%d: c=%d, %d windows", n, info.WindowBits, info.Windows)
+			got, err = b.MSMSplit(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := affG1(&got); !g.Equal(&want) {
+				t.Fatalf("MSMSplit of %d: got %v, want %v", n, g, want)
+			}
+			// A prefix: fewer scalars than bases.
+			if n > 2 {
+				k := n/2 + 1
+				want := refMSMG1(t, p, s[:k])
+				got, err := b.MSM(s[:k])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := affG1(&got); !g.Equal(&want) {
+					t.Fatalf("MSM of the first %d of %d: got %v, want %v", k, n, g, want)
+				}
+			}
+		})
+	}
+}
+
+// msmConfigs: window sizes across the range, small chunks (many accumulation levels)
+// and window groups (several sort passes).
+func msmConfigs() []msmConfig {
+	cfgs := []msmConfig{{}, {WindowBits: 4}, {WindowBits: 7}, {WindowBits: 12}, {WindowBits: 13},
+		{WindowBits: 16}, {WindowBits: 17}, {WindowBits: 20}, {WindowBits: 22},
+		{WindowBits: 9, Chunk: 1}, {WindowBits: 11, Chunk: 2, MaxGroup: 1}, {WindowBits: 13, MaxGroup: 3},
+		{WindowBits: 16, Chunk: 64, MaxGroup: 5}, {Variant: 1}, {WindowBits: 10, Chunk: 7, Variant: 1}}
+	if testing.Short() {
+		return cfgs[:5]
+	}
+	return cfgs
+}
+
+func TestMSMG1Edges(t *testing.T) {
+	n := 4097
+	if testing.Short() {
+		n = 300
+	}
+	p := randomG1Points(n)
+	for _, i := range []int{0, 5, n / 2, n - 1} {
+		p[i] = bls.G1Affine{} // bases at infinity
+	}
+	b, err := UploadG1(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, cfg := range msmConfigs() {
+		c := cfg.WindowBits
+		if c == 0 {
+			c = 13
+		}
+		s := edgeScalars(n, c)
+		want := refMSMG1(t, p, s)
+		for _, split := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%+v/split=%v", cfg, split), func(t *testing.T) {
+				got, info, err := b.msm(split, s, &cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cfg.WindowBits != 0 && info.WindowBits != cfg.WindowBits && (!split || info.Others > 0) {
+					t.Errorf("window bits %d, asked for %d", info.WindowBits, cfg.WindowBits)
+				}
+				if g := affG1(&got); !g.Equal(&want) {
+					t.Fatalf("got %v, want %v", g, want)
+				}
+			})
+		}
+	}
+	// Whole-input special cases, at the default and at a small window.
+	cases := map[string][]fr.Element{
+		"all zeros": make([]fr.Element, n),
+		"all ones":  slices.Repeat([]fr.Element{fr.One()}, n),
+		"all -1":    slices.Repeat([]fr.Element{bigFr(new(big.Int).Sub(fr.Modulus(), big.NewInt(1)))}, n),
+		"one value": slices.Repeat(randomFr(1), n),
+		"16-bit": func() []fr.Element { // windows above 16 bits empty
+			s := make([]fr.Element, n)
+			for i := range s {
+				s[i].SetUint64(rand.Uint64N(1 << 16))
+			}
+			return s
+		}(),
+		"high bits only": func() []fr.Element { // windows below bit 192 empty
+			s := make([]fr.Element, n)
+			for i := range s {
+				s[i].SetBigInt(new(big.Int).Lsh(big.NewInt(rand.Int64N(1<<40)), 192))
+			}
+			return s
+		}(),
+	}
+	for name, s := range cases {
+		want := refMSMG1(t, p, s)
+		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}} {
+			for _, split := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%+v/split=%v", name, cfg, split), func(t *testing.T) {
+					got, _, err := b.msm(split, s, &cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if g := affG1(&got); !g.Equal(&want) {
+						t.Fatalf("got %v, want %v", g, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestMSMG1Repeated: one base many times (every bucket sum doubles in XYZZ), with
+// random scalars and with one scalar.
+func TestMSMG1Repeated(t *testing.T) {
+	n := 5000
+	q := randomG1Points(3)
+	p := make([]bls.G1Affine, n)
+	for i := range p {
+		p[i] = q[i%7/3] // mostly q[0], some q[1], q[2]
+	}
+	b, err := UploadG1(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for name, s := range map[string][]fr.Element{
+		"random":   randomFr(n),
+		"one":      slices.Repeat(randomFr(1), n),
+		"ones":     slices.Repeat([]fr.Element{fr.One()}, n),
+		"edges":    edgeScalars(n, 13),
+		"twos, -1": slices.Repeat([]fr.Element{bigFr(big.NewInt(2)), bigFr(new(big.Int).Sub(fr.Modulus(), big.NewInt(1)))}, n/2),
+	} {
+		want := refMSMG1(t, p, s)
+		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}} {
+			for _, split := range []bool{false, true} {
+				got, _, err := b.msm(split, s, &cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := affG1(&got); !g.Equal(&want) {
+					t.Errorf("%s %+v split=%v: got %v, want %v", name, cfg, split, g, want)
+				}
+			}
+		}
+	}
+}
+
+func TestMSMSplitWitness(t *testing.T) {
+	sizes := []int{1000, 1<<16 + 3, 1 << 20}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			p, b := basesG1(t, n)
+			defer b.Close()
+			s := witnessScalars(n)
+			ones, others := 0, 0
+			for i := range s {
+				switch {
+				case s[i].IsOne():
+					ones++
+				case !s[i].IsZero():
+					others++
+				}
+			}
+			want := refMSMG1(t, p, s)
+			got, info, err := b.msm(true, s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := affG1(&got); !g.Equal(&want) {
+				t.Fatalf("MSMSplit: got %v, want %v", g, want)
+			}
+			if info.Ones != uint64(ones) || info.Others != uint64(others) {
+				t.Errorf("classified %d ones, %d others; want %d, %d", info.Ones, info.Others, ones, others)
+			}
+			plain, err := b.MSM(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := affG1(&plain); !g.Equal(&want) {
+				t.Fatalf("MSM on witness scalars: got %v, want %v", g, want)
+			}
+		})
+	}
+}
+
+func TestBatchAddG1(t *testing.T) {
+	sizes := []int{1, 100, 4097, 1<<16 + 3, 1 << 20}
+	if testing.Short() {
+		sizes = sizes[:3]
+	}
+	for _, n := range sizes {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			p, b := basesG1(t, n)
+			defer b.Close()
+			words := (n + 63) / 64
+			bitmaps := map[string][]uint64{
+				"random": func() []uint64 {
+					m := make([]uint64, words)
+					for i := range m {
+						m[i] = rand.Uint64()
+					}
+					return m
+				}(),
+				"47%": func() []uint64 {
+					m := make([]uint64, words)
+					for i := 0; i < n; i++ {
+						if rand.IntN(100) < 47 {
+							m[i/64] |= 1 << (i % 64)
+						}
+					}
+					return m
+				}(),
+				"empty": make([]uint64, words),
+				"full":  slices.Repeat([]uint64{^uint64(0)}, words),
+				"short": []uint64{0xdeadbeefcafe1234}, // a prefix of the bases
+			}
+			for name, m := range bitmaps {
+				want := sumSelectedG1(p, func(i int) bool { return i/64 < len(m) && m[i/64]>>(i%64)&1 == 1 })
+				got, info, err := b.batchAddG1(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := affG1(&got); !g.Equal(&want) {
+					t.Fatalf("%s: got %v, want %v", name, g, want)
+				}
+				count := 0
+				for i, w := range m {
+					if i == words-1 && n%64 != 0 {
+						w &= 1<<(n%64) - 1
+					}
+					count += bits.OnesCount64(w)
+				}
+				if info.Ones != uint64(count) {
+					t.Errorf("%s: added %d points, want %d", name, info.Ones, count)
+				}
+			}
+			// Index lists, with repeats.
+			idx := make([]uint32, n)
+			for i := range idx {
+				idx[i] = uint32(rand.IntN(n))
+			}
+			var js bls.G1Jac
+			for _, i := range idx {
+				js.AddMixed(&p[i])
+			}
+			want := affG1(&js)
+			got, err := b.BatchAddIndices(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := affG1(&got); !g.Equal(&want) {
+				t.Fatalf("indices: got %v, want %v", g, want)
+			}
+		})
+	}
+}
+
+func (b *G1Bases) batchAddG1(m []uint64) (bls.G1Jac, msmInfo, error) {
+	var s bls.G1Jac
+	info, err := b.batchAdd(m, unsafe.Pointer(&s))
+	return s, info, err
+}
+
+// TestGeneratedBases: the device generator's points are (k_b + j)·G as documented.
+func TestGeneratedBases(t *testing.T) {
+	n := 1<<16 + 5
+	seed := rand.Uint64()
+	b1, err := GenerateG1(0, n, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b1.Close()
+	b2, err := GenerateG2(0, 1000, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	_, _, g1, g2 := bls.Generators()
+	p1, err := b1.Points(0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := b2.Points(0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := []int{0, 1, 63, 64, 65, 999, n / 2, n - 1}
+	for k := 0; k < 24; k++ {
+		sample = append(sample, rand.IntN(n))
+	}
+	for _, i := range sample {
+		var want bls.G1Affine
+		want.ScalarMultiplication(&g1, new(big.Int).SetUint64(GeneratedScalar(seed, i)))
+		if !p1[i].Equal(&want) {
+			t.Errorf("G1 point %d: got %v, want %v", i, p1[i], want)
+		}
+		if i < 1000 {
+			var want2 bls.G2Affine
+			want2.ScalarMultiplication(&g2, new(big.Int).SetUint64(GeneratedScalar(seed, i)))
+			if !p2[i].Equal(&want2) {
+				t.Errorf("G2 point %d: got %v, want %v", i, p2[i], want2)
+			}
+		}
+	}
+	// All on the curve and in the subgroup, pairwise distinct (spot check of a block).
+	bad := 0
+	var mu sync.Mutex
+	parallel(n, func(i int) {
+		if !p1[i].IsInSubGroup() {
+			mu.Lock()
+			bad++
+			mu.Unlock()
+		}
+	})
+	if bad > 0 {
+		t.Errorf("%d generated G1 points off the subgroup", bad)
+	}
+	for i := 1; i < 200; i++ {
+		if p1[i].Equal(&p1[i-1]) {
+			t.Errorf("points %d and %d are equal", i-1, i)
+		}
+	}
+}
+
+// ---- G2 ----------------------------------------------------------------------
+
+func TestMSMG2(t *testing.T) {
+	sizes := []int{1, 7, 1000, 1<<16 + 3}
+	if testing.Short() {
+		sizes = sizes[:3]
+	}
+	for _, n := range sizes {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			p := randomG2Points(n)
+			if n > 10 {
+				p[3] = bls.G2Affine{}
+			}
+			b, err := UploadG2(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			inputs := map[string][]fr.Element{"random": randomFr(n), "edges": edgeScalars(n, 13)}
+			if n >= 1000 {
+				inputs["witness"] = witnessScalars(n)
+				inputs["all ones"] = slices.Repeat([]fr.Element{fr.One()}, n)
+			}
+			for name, s := range inputs {
+				want := refMSMG2(t, p, s)
+				cfgs := []msmConfig{{}}
+				if name == "edges" {
+					cfgs = append(cfgs, msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4}, msmConfig{WindowBits: 6})
+				}
+				for _, cfg := range cfgs {
+					for _, split := range []bool{false, true} {
+						got, _, err := b.msm(split, s, &cfg)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if g := affG2(&got); !g.Equal(&want) {
+							t.Fatalf("%s %+v split=%v: got %v, want %v", name, cfg, split, g, want)
+						}
+					}
+				}
+			}
+			// Batch addition.
+			m := make([]uint64, (n+63)/64)
+			for i := range m {
+				m[i] = rand.Uint64()
+			}
+			want := sumSelectedG2(p, func(i int) bool { return m[i/64]>>(i%64)&1 == 1 })
+			got, err := b.BatchAdd(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := affG2(&got); !g.Equal(&want) {
+				t.Fatalf("batch add: got %v, want %v", g, want)
+			}
+		})
+	}
+}
+
+func TestMSMG2Repeated(t *testing.T) {
+	q := randomG2Points(1)
+	p := slices.Repeat(q, 700)
+	b, err := UploadG2(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for name, s := range map[string][]fr.Element{"random": randomFr(700), "one": slices.Repeat(randomFr(1), 700)} {
+		want := refMSMG2(t, p, s)
+		for _, split := range []bool{false, true} {
+			got, _, err := b.msm(split, s, &msmConfig{WindowBits: 8, Chunk: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := affG2(&got); !g.Equal(&want) {
+				t.Errorf("%s split=%v: got %v, want %v", name, split, g, want)
+			}
+		}
+	}
+}
+
+// ---- errors --------------------------------------------------------------------
+
+func TestMSMErrors(t *testing.T) {
+	p := randomG1Points(10)
+	b, err := UploadG1(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.MSM(randomFr(11)); err == nil {
+		t.Error("11 scalars for 10 bases: no error")
+	}
+	if _, _, err := b.msm(false, randomFr(5), &msmConfig{WindowBits: 30}); err == nil ||
+		errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("window bits 30: %v, want an invalid-argument error", err)
+	}
+	if _, err := b.BatchAdd(make([]uint64, 2)); err == nil {
+		t.Error("a 2-word bitmap for 10 bases: no error")
+	}
+	if _, err := b.BatchAddIndices([]uint32{1, 10}); err == nil {
+		t.Error("index 10 of 10 bases: no error")
+	}
+	// Empty inputs are the point at infinity.
+	if r, err := b.MSM(nil); err != nil || !r.Z.IsZero() {
+		t.Errorf("MSM of nothing: %v, %v; want infinity", r, err)
+	}
+	if r, err := b.MSMSplit(make([]fr.Element, 10)); err != nil || !r.Z.IsZero() {
+		t.Errorf("MSMSplit of zeros: %v, %v; want infinity", r, err)
+	}
+	if r, err := b.BatchAdd(nil); err != nil || !r.Z.IsZero() {
+		t.Errorf("BatchAdd of nothing: %v, %v; want infinity", r, err)
+	}
+	if err := b.Trim(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.MSM(randomFr(10)); err != nil {
+		t.Fatalf("MSM after Trim: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := b.MSM(randomFr(3)); !errors.Is(err, ErrClosed) {
+		t.Errorf("MSM after Close: %v, want ErrClosed", err)
+	}
+	// More points than any device holds: out of memory, typed, and the device stays usable.
+	_, err = GenerateG2(0, 1<<31-1, 1)
+	if !errors.Is(err, ErrOutOfMemory) {
+		t.Fatalf("2^31 G2 points: %v, want ErrOutOfMemory", err)
+	}
+	t.Logf("as expected: %v", err)
+	b2, err := UploadG1(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	s := randomFr(10)
+	want := refMSMG1(t, p, s)
+	got, err := b2.MSM(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := affG1(&got); !g.Equal(&want) {
+		t.Fatalf("MSM after the failure: got %v, want %v", g, want)
+	}
+}
+
+// ---- benchmarks ------------------------------------------------------------------
+
+// TestMSMBench (FILC2_BENCH=1) times the MSM kernels on the device: device events
+// around each run, two warm-ups, the median of 5 (ms), random inputs made on the device
+// (never zeros), bases generated on the device. Lines start with BENCH; cuda/NOTES.md
+// reads them. The window size is swept around the automatic choice (lines with c=).
+// Correctness: at k ≤ 20 against gnark on the same inputs; above, the split MSM against
+// the plain MSM on the same witness scalars.
+func TestMSMBench(t *testing.T) {
+	if os.Getenv("FILC2_BENCH") != "1" {
+		t.Skip("set FILC2_BENCH=1")
+	}
+	const reps = 5
+	med := func(ms []float32) float64 {
+		s := slices.Clone(ms)
+		slices.Sort(s)
+		return float64(s[len(s)/2])
+	}
+	seed := rand.Uint64()
+	for _, k := range []int{16, 20, 22, 24, 26} {
+		n := 1 << k
+		b, err := GenerateG1(0, n, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w [maxWindows]bls.G1Jac
+		wp := unsafe.Pointer(&w[0])
+		ms, info, err := b.bench(benchMSM, n, seed, nil, reps, wp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auto := info.WindowBits
+		fmt.Printf("BENCH msm g1 k=%d ms=%.3f c=%d min=%.3f max=%.3f\n", k, med(ms), auto, slices.Min(ms), slices.Max(ms))
+		if k <= 20 {
+			p, err := b.Points(0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := deviceScalars(0, 0, n, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := combineG1(w[:info.Windows], info.WindowBits)
+			want := refMSMG1(t, p, s)
+			if g := affG1(&got); !g.Equal(&want) {
+				t.Errorf("bench k=%d: the MSM differs from gnark", k)
+			}
+		}
+		for c := auto - 2; c <= min(auto+2, 23); c++ {
+			if c == auto {
+				continue
+			}
+			ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{WindowBits: c}, reps, wp)
+			if err != nil {
+				t.Fatalf("k=%d c=%d: %v", k, c, err)
+			}
+			fmt.Printf("BENCH msm g1 k=%d c=%d ms=%.3f\n", k, c, med(ms))
+		}
+		if k >= 22 {
+			ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{Variant: 1}, reps, wp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Printf("BENCH msm g1 k=%d c=%d variant=1 ms=%.3f\n", k, auto, med(ms))
+		}
+		if k == 24 {
+			for _, chunk := range []int{8, 16, 64} {
+				ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{Chunk: chunk}, reps, wp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("BENCH msm g1 k=%d c=%d chunk=%d ms=%.3f\n", k, auto, chunk, med(ms))
+			}
+		}
+		// Split MSM on witness scalars, checked against the plain MSM on the same ones.
+		ms, info, err = b.bench(benchSplit, n, seed, nil, reps, wp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split := combineG1(w[:info.Windows], info.WindowBits)
+		fmt.Printf("BENCH msm-split g1 k=%d ms=%.3f ones=%d tail=%d tail_c=%d\n", k, med(ms), info.Ones, info.Others,
+			info.WindowBits)
+		ms, info, err = b.bench(benchMSMWitness, n, seed, nil, 1, wp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := combineG1(w[:info.Windows], info.WindowBits)
+		if a, c := affG1(&split), affG1(&plain); !a.Equal(&c) {
+			t.Errorf("k=%d: split and plain MSM differ on witness scalars", k)
+		}
+		fmt.Printf("BENCH msm-witness-plain g1 k=%d ms=%.3f\n", k, med(ms))
+		for _, op := range []int{benchBatchWitness, benchBatchAll} {
+			ms, info, err := b.bench(op, n, seed, nil, reps, wp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := med(ms)
+			bytes := float64(info.Ones) * (96 + 8) // points and sorted indices read
+			density := map[int]string{benchBatchWitness: "0.47", benchBatchAll: "1"}[op]
+			fmt.Printf("BENCH batchadd g1 k=%d density=%s ms=%.3f GBps=%.0f points=%d\n", k, density, m,
+				bytes/(m/1e3)/1e9, info.Ones)
+		}
+		db, _ := b.DeviceBytes()
+		fmt.Printf("BENCH memory g1 k=%d device_GiB=%.1f\n", k, float64(db)/(1<<30))
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []int{16, 20, 22, 24} {
+		n := 1 << k
+		b, err := GenerateG2(0, n, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w [maxWindows]bls.G2Jac
+		wp := unsafe.Pointer(&w[0])
+		ms, info, err := b.bench(benchMSM, n, seed, nil, reps, wp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auto := info.WindowBits
+		fmt.Printf("BENCH msm g2 k=%d ms=%.3f c=%d min=%.3f max=%.3f\n", k, med(ms), auto, slices.Min(ms), slices.Max(ms))
+		if k == 16 {
+			p, err := b.Points(0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := deviceScalars(0, 0, n, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := combineG2(w[:info.Windows], info.WindowBits)
+			want := refMSMG2(t, p, s)
+			if g := affG2(&got); !g.Equal(&want) {
+				t.Errorf("bench G2 k=%d: the MSM differs from gnark", k)
+			}
+		}
+		if k >= 22 {
+			for _, c := range []int{auto - 1, auto + 1} {
+				ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{WindowBits: c}, reps, wp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("BENCH msm g2 k=%d c=%d ms=%.3f\n", k, c, med(ms))
+			}
+		}
+		ms, info, err = b.bench(benchSplit, n, seed, nil, reps, wp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("BENCH msm-split g2 k=%d ms=%.3f ones=%d tail=%d\n", k, med(ms), info.Ones, info.Others)
+		ms, info, err = b.bench(benchBatchWitness, n, seed, nil, reps, wp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := med(ms)
+		fmt.Printf("BENCH batchadd g2 k=%d density=0.47 ms=%.3f GBps=%.0f points=%d\n", k, m,
+			float64(info.Ones)*(192+8)/(m/1e3)/1e9, info.Ones)
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

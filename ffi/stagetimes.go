@@ -1,0 +1,39 @@
+package ffi
+
+import (
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// StageTimes is where one CUDA proof's time went (wall time of each stage).
+type StageTimes struct {
+	ABC    time.Duration // SpMV on the host
+	Upload time.Duration // scalars to the device
+	H      time.Duration // the H pipeline on the device
+	MSMH   time.Duration
+	MSML   time.Duration
+	MSMA   time.Duration
+	MSMBG1 time.Duration
+	MSMBG2 time.Duration
+	Finish time.Duration // proof assembly
+}
+
+// GPU is the time of the kernel section (RunGPU).
+func (t StageTimes) GPU() time.Duration {
+	return t.H + t.MSMH + t.MSML + t.MSMA + t.MSMBG1 + t.MSMBG2
+}
+
+// Total is the sum of the stages.
+func (t StageTimes) Total() time.Duration { return t.ABC + t.Upload + t.GPU() + t.Finish }
+
+// HostWorkingBytes is the host memory one partition's stages hold beyond the witness:
+// a, b and c over the domain and the compacted A and B scalars.
+func HostWorkingBytes(c *r1cs.Circuit) int64 {
+	s := groth16.ShapeOf(c.Stats())
+	n := 3*int64(s.Domain) + int64(s.NumInputs+s.AAux) + int64(s.BInput+s.BAux)
+	return n * fr.Bytes
+}
