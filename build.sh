@@ -4,7 +4,9 @@
 #   ./build.sh            build ./filc2 without cgo (CPU only)
 #   ./build.sh --cuda     build cuda/ (build/cuda/libfilc2cuda.a) and ./filc2 with -tags cuda,
 #                         statically linked against the CUDA runtime (needs only the driver to run)
-#   ./build.sh test       gofmt check, go vet and every CPU test (what CI runs)
+#   ./build.sh test       gofmt check, go vet and every CPU test, then the lotus test (what CI runs)
+#   ./build.sh lotus-test the lotus adapters against lotus v1.34.0's own code (tests/lotus, a module of
+#                         its own; FILC2_SKIP_LOTUS_TEST=1 skips it in ./build.sh test)
 #   ./build.sh cuda-test  build the GPU test binary build/ffi.test (go test -c -tags cuda) to carry
 #                         to a GPU machine; cuda/device_check.sh runs it there
 #   ./build.sh cuda-check check the field and curve templates on the CPU (cuda/emu, no GPU)
@@ -113,6 +115,20 @@ run_tests() {
 	"$GO" test -count=1 -timeout 60m ./...
 }
 
+# run_lotus_tests runs tests/lotus, the module that imports lotus v1.34.0 (api, api/client,
+# storiface: no filecoin-ffi) to test filc2 worker and /remote-commit2 against lotus's own code.
+# The sum database has no entry for lotus v1.34.0, hence GONOSUMDB; go.sum pins every module. On
+# a cold module cache it downloads ~560 modules (about a minute) and compiles for about two.
+run_lotus_tests() {
+	echo ">> tests/lotus: filc2's lotus adapters against lotus v1.34.0" >&2
+	(
+		cd tests/lotus
+		export GONOSUMDB="${GONOSUMDB:+$GONOSUMDB,}github.com/filecoin-project/lotus" CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=readonly"
+		"$GO" vet .
+		"$GO" test -count=1 -timeout 30m .
+	)
+}
+
 case "${1:-build}" in
 build)
 	if [ "${2:-}" = --cuda ]; then build_cuda; else build; fi
@@ -121,7 +137,9 @@ build)
 test)
 	build
 	run_tests
+	if [ "${FILC2_SKIP_LOTUS_TEST:-}" != 1 ]; then run_lotus_tests; fi
 	;;
+lotus-test) run_lotus_tests ;;
 cuda-test) cuda_test ;;
 cuda-check) cuda/emu/run.sh ;;
 cuda-report)
@@ -131,7 +149,7 @@ cuda-report)
 	;;
 bench) "$GO" test -run '^$' -bench . -benchtime 1x ./... ;;
 *)
-	echo "usage: ./build.sh [build [--cuda]|--cuda|test|cuda-test|cuda-check|cuda-report|bench]" >&2
+	echo "usage: ./build.sh [build [--cuda]|--cuda|test|lotus-test|cuda-test|cuda-check|cuda-report|bench]" >&2
 	exit 2
 	;;
 esac

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	ucli "github.com/urfave/cli/v2"
+	"google.golang.org/grpc"
 
 	"github.com/filc2/filc2/plugin"
 )
@@ -33,12 +34,18 @@ func serveCommand() *ucli.Command {
 			"  /rpc/v0   JSON-RPC, namespace Filc2 (SealCommit2, Submit, Await, Cancel, Status, Version), over HTTP POST\n" +
 			"            and websocket, with lotus-style JWT auth (Authorization: Bearer TOKEN): without a token, read\n" +
 			"            (Status, Version); proving needs write. Tokens: filc2 auth create-token --perm write.\n" +
+			"  /remote-commit2  lotus's RemoteCommit2Endpoint: POST {Sector, ProofType, Commit1Out} JSON, answered with the\n" +
+			"            raw proof bytes; needs write: lotus sends no header, so put the token in the URL (?token=TOKEN)\n" +
 			"  /healthz  200 ok while the prover answers\n" +
 			"  /metrics  Prometheus\n" +
 			"--listen is a loopback HOST:PORT (the default), another address (tokens then travel unencrypted: put TLS in\n" +
-			"front), or unix:///PATH. The URL is written to $" + plugin.EnvHome + "/api (default ~/.filc2/api) while serving.",
+			"front), or unix:///PATH. The URL is written to $" + plugin.EnvHome + "/api (default ~/.filc2/api) while serving.\n" +
+			"--grpc-listen ADDR also serves the cuzk.v1.ProvingEngine gRPC service that curio's [Cuzk] Address client\n" +
+			"calls (Prove, SubmitProof, AwaitProof, CancelProof, GetStatus, GetMetrics; POREP_SEAL_COMMIT only). It has\n" +
+			"no authentication: keep it on loopback, a unix socket, or a firewalled network. See docs/.",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "listen", Usage: "HOST:PORT or unix:///PATH", Value: defaultListen},
+			&ucli.StringFlag{Name: "grpc-listen", Usage: "also serve curio's cuzk ProvingEngine gRPC service here (HOST:PORT or unix:///PATH; no authentication); off when empty"},
 		}, proverFlags()...),
 		OnUsageError: onUsageError,
 		Action:       serveAction,
@@ -62,27 +69,21 @@ func serveAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, url, err := listen(c.String("listen"), log)
+	ln, url, err := listen("--listen", c.String("listen"), log)
 	if err != nil {
 		return usageError(err)
 	}
 	defer ln.Close()
 
-	exe, err := os.Executable()
-	if err != nil {
-		return err
+	var grpcLn net.Listener
+	if addr := c.String("grpc-listen"); addr != "" {
+		if grpcLn, err = listenGRPC(addr, log); err != nil {
+			return usageError(err)
+		}
+		defer grpcLn.Close()
 	}
-	sum, err := plugin.FileChecksum(exe)
-	if err != nil {
-		return err
-	}
-	client, err := plugin.Launch(ctx, plugin.Config{
-		Path: exe,
-		Args: []string{"plugin", "--params-dir", c.String("params-dir"), "--slots", fmt.Sprint(c.Int("slots")),
-			"--queue", fmt.Sprint(c.Int("queue")), "--backend", c.String("backend"), "--log-level", c.String("log-level")},
-		Checksum: sum,
-		Logger:   log,
-	})
+
+	client, err := launchProver(c, log)
 	if err != nil {
 		return err
 	}
@@ -91,17 +92,30 @@ func serveAction(c *ucli.Context) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(client.Collectors()...)
-	srv := &http.Server{
-		Handler: plugin.NewHandler(plugin.HandlerConfig{
-			Prover:   client,
-			Verify:   plugin.TokenVerifier(secret),
-			Healthy:  client.Healthy,
-			Registry: reg,
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	served := make(chan error, 1)
+	verify := plugin.TokenVerifier(secret)
+	mux := http.NewServeMux()
+	mux.Handle(plugin.RemoteCommit2Path, plugin.NewRemoteCommit2Handler(plugin.RemoteCommit2Config{
+		Prover:   client,
+		Verify:   verify,
+		Registry: reg,
+		Logger:   log.Named("remote-commit2"),
+	}))
+	mux.Handle("/", plugin.NewHandler(plugin.HandlerConfig{
+		Prover:   client,
+		Verify:   verify,
+		Healthy:  client.Healthy,
+		Registry: reg,
+	}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
+	var gsrv *grpc.Server
+	if grpcLn != nil {
+		gsrv = plugin.NewCuzkGRPCServer(plugin.NewCuzkService(plugin.CuzkConfig{Prover: client, Gatherer: reg, Logger: log.Named("cuzk")}))
+		go func() { served <- gsrv.Serve(grpcLn) }()
+		defer gsrv.Stop()
+		log.Info("serving the cuzk ProvingEngine gRPC service (curio's [Cuzk] Address)", "listen", c.String("grpc-listen"))
+	}
 
 	api := filepath.Join(home, apiFile)
 	if err := os.WriteFile(api, []byte(url+"\n"), 0o600); err != nil {
@@ -118,36 +132,77 @@ func serveAction(c *ucli.Context) error {
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if gsrv != nil {
+		// Calls in flight (curio's Prove) end with the plugin; new ones are refused.
+		go gsrv.GracefulStop()
+	}
 	srv.Shutdown(sctx)
 	return nil
 }
 
-// listen opens --listen and returns the RPC URL clients use.
-func listen(addr string, log hclog.Logger) (net.Listener, string, error) {
+// launchProver starts `filc2 plugin` from this very binary with the prover
+// flags of c (proverFlags).
+func launchProver(c *ucli.Context, log hclog.Logger) (*plugin.Client, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	sum, err := plugin.FileChecksum(exe)
+	if err != nil {
+		return nil, err
+	}
+	return plugin.Launch(c.Context, plugin.Config{
+		Path: exe,
+		Args: []string{"plugin", "--params-dir", c.String("params-dir"), "--slots", fmt.Sprint(c.Int("slots")),
+			"--queue", fmt.Sprint(c.Int("queue")), "--backend", c.String("backend"), "--log-level", c.String("log-level")},
+		Checksum: sum,
+		Logger:   log,
+	})
+}
+
+// listenGRPC opens --grpc-listen: HOST:PORT or unix:///PATH.
+func listenGRPC(addr string, log hclog.Logger) (net.Listener, error) {
+	if !strings.HasPrefix(addr, "unix://") {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("--grpc-listen %q: want HOST:PORT or unix:///PATH (%v)", addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			log.Warn("the gRPC service has no authentication (curio's client sends none) and is listening beyond loopback: "+
+				"anyone who reaches it can prove and cancel; firewall it to the curio hosts", "grpc_listen", addr)
+		}
+	}
+	ln, _, err := listen("--grpc-listen", addr, hclog.NewNullLogger())
+	return ln, err
+}
+
+// listen opens the address of flag (--listen, --grpc-listen) and returns
+// the RPC URL clients use.
+func listen(flag, addr string, log hclog.Logger) (net.Listener, string, error) {
 	if path, ok := strings.CutPrefix(addr, "unix://"); ok {
 		if path == "" || !filepath.IsAbs(path) {
-			return nil, "", fmt.Errorf("--listen %q: want unix:///ABSOLUTE/PATH", addr)
+			return nil, "", fmt.Errorf("%s %q: want unix:///ABSOLUTE/PATH", flag, addr)
 		}
 		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeSocket != 0 {
 			if conn, err := net.Dial("unix", path); err == nil {
 				conn.Close()
-				return nil, "", fmt.Errorf("--listen %q: a server is already listening there", addr)
+				return nil, "", fmt.Errorf("%s %q: a server is already listening there", flag, addr)
 			}
 			os.Remove(path) // stale, from a server that died
 		}
 		ln, err := net.Listen("unix", path)
 		if err != nil {
-			return nil, "", fmt.Errorf("--listen %q: %w", addr, err)
+			return nil, "", fmt.Errorf("%s %q: %w", flag, addr, err)
 		}
 		return ln, "unix://" + path, nil
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("--listen %q: want HOST:PORT or unix:///PATH (%v)", addr, err)
+		return nil, "", fmt.Errorf("%s %q: want HOST:PORT or unix:///PATH (%v)", flag, addr, err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("--listen %q: %w", addr, err)
+		return nil, "", fmt.Errorf("%s %q: %w", flag, addr, err)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		log.Warn("listening beyond loopback: tokens and C1 data travel unencrypted; put a TLS proxy in front", "listen", addr)

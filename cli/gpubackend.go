@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/ffi"
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// gpuBackend returns the engine's per-GPU prover library by name: "cuda" (the
+// three-stage ffi.Prover, each GPU its own key), "cpu" (each "GPU" a share of
+// the CPU, cpuTasks goroutines per proof, ≤ 0 all cores), or "auto" (cuda when
+// this binary has it and a device answers, else cpu).
+func gpuBackend(name string, cpuTasks int) (engine.GPUBackend, error) {
+	switch name {
+	case "cpu":
+		return engine.CPUWholeProof(cpuTasks), nil
+	case "cuda":
+		if _, err := ffi.Devices(); err != nil {
+			return nil, fmt.Errorf("--backend cuda: %w", err)
+		}
+		return cudaGPUBackend(), nil
+	case "auto":
+		if devs, err := ffi.Devices(); err == nil && len(devs) > 0 {
+			return cudaGPUBackend(), nil
+		}
+		return engine.CPUWholeProof(cpuTasks), nil
+	}
+	return nil, fmt.Errorf("--backend %q: want auto, cpu or cuda", name)
+}
+
+func cudaGPUBackend() engine.GPUBackend {
+	return engine.Staged{
+		Label: "cuda",
+		Load: func(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (engine.PartitionProver, error) {
+			return ffi.LoadProver(ctx, gpu, pk, c)
+		},
+		Working: ffi.HostWorkingBytes,
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package plugin
+
+import "os"
+
+// tryLock does nothing on this platform: keeping two workers off one calls
+// file is then up to the operator.
+func tryLock(*os.File) error { return nil }

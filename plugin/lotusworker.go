@@ -1,0 +1,665 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"reflect"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/filecoin-project/go-jsonrpc"
+	"github.com/filecoin-project/go-jsonrpc/auth"
+	"github.com/google/uuid"
+	"github.com/hashicorp/go-hclog"
+)
+
+// LotusMiner is the part of the lotus miner's API a worker calls;
+// *LotusMinerStruct (DialLotusMiner) implements it.
+type LotusMiner interface {
+	Version(ctx context.Context) (LotusAPIVersionInfo, error)
+	Session(ctx context.Context) (uuid.UUID, error)
+	AuthVerify(ctx context.Context, token string) ([]auth.Permission, error)
+	WorkerConnect(ctx context.Context, url string) error
+	ReturnSealCommit2(ctx context.Context, callID CallID, proof Proof, err *CallError) error
+}
+
+var _ LotusMiner = (*LotusMinerStruct)(nil)
+
+// LotusWorkerConfig configures NewLotusWorker.
+type LotusWorkerConfig struct {
+	// Prover proves, typically the *Client of a launched plugin.
+	Prover Prover
+	// Miner is the miner the worker serves.
+	Miner LotusMiner
+	// Name is the worker's Hostname in Info (default: os.Hostname).
+	Name string
+	// Lookup reads the resource overrides C2_… (default os.LookupEnv).
+	Lookup func(key string) (string, bool)
+	// NoSwap reports no swap to the miner, as lotus-worker --no-swap.
+	NoSwap bool
+	// ReturnInterval is the wait between attempts at ReturnSealCommit2
+	// (default 5 s, as lotus's workers).
+	ReturnInterval time.Duration
+	// HeartbeatInterval is how often the miner's session is checked, to
+	// register again after the miner restarts (default 10 s, lotus's
+	// paths.HeartbeatInterval).
+	HeartbeatInterval time.Duration
+	// MaxRequestSize bounds a request to the worker API (≤ 0:
+	// DefaultMaxRequestSize).
+	MaxRequestSize int64
+	// CallsFile, when set, keeps the calls not yet returned on disk, as
+	// lotus's workers keep theirs: a worker started on the same file
+	// reports each call a previous process left behind to the miner as
+	// ErrTempWorkerRestart (101), so that the miner does not wait for it
+	// forever. CallsFile+".lock" keeps two workers off one file.
+	CallsFile string
+	// Logger (default: none).
+	Logger hclog.Logger
+}
+
+// LotusWorker is a C2-only lotus worker over a Prover: the Worker API v0
+// methods a lotus miner calls on a seal/v0/commit/2 worker, the
+// registration with the miner (WorkerConnect) and the asynchronous return
+// of results (ReturnSealCommit2), as lotus-worker does them.
+//
+//	Version         1.7.0 (lotus's WorkerAPIVersion0)
+//	TaskTypes       {"seal/v0/commit/2":{}}
+//	Paths           [] (the worker stores no sectors)
+//	Info            hostname, memory, CPUs, GPUs, the C2 resource table
+//	Session         a UUID per process; an error while disabled
+//	ProcessSession  the same UUID, disabled or not
+//	Enabled, SetEnabled, WaitQuiet
+//	SealCommit2     validates and queues the job, answers a CallID at once,
+//	                and reports the proof with the miner's ReturnSealCommit2
+//
+// Every method needs a token with admin permission, checked with the
+// miner's AuthVerify: the miner dials back with an admin token it signed,
+// and lotus-worker checks tokens the same way. Errors are plain JSON-RPC
+// errors (code 1), as lotus's.
+type LotusWorker struct {
+	cfg     LotusWorkerConfig
+	log     hclog.Logger
+	prover  Prover
+	miner   LotusMiner
+	name    string
+	session uuid.UUID
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	disabled atomic.Bool
+	closing  atomic.Bool
+
+	mu      sync.Mutex
+	calls   map[CallID]JobID    // in flight: proving or returning
+	idle    chan struct{}       // closed when calls is empty
+	pending map[CallID]struct{} // not yet returned: CallsFile's content
+	lost    []CallID            // left behind by a previous process
+	lock    *os.File            // CallsFile's lock
+
+	registrations atomic.Uint64
+}
+
+// NewLotusWorker returns a worker; Run registers it with the miner and
+// RPCHandler serves its API.
+func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
+	if cfg.Prover == nil || cfg.Miner == nil {
+		return nil, errors.New("plugin.NewLotusWorker: Prover and Miner are required")
+	}
+	if cfg.Name == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("no worker name and no hostname: %w", err)
+		}
+		cfg.Name = h
+	}
+	if cfg.Lookup == nil {
+		cfg.Lookup = os.LookupEnv
+	}
+	if cfg.ReturnInterval <= 0 {
+		cfg.ReturnInterval = 5 * time.Second
+	}
+	if cfg.HeartbeatInterval <= 0 {
+		cfg.HeartbeatInterval = 10 * time.Second
+	}
+	if cfg.MaxRequestSize <= 0 {
+		cfg.MaxRequestSize = DefaultMaxRequestSize
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	// A resource override that does not parse fails now, not at the
+	// miner's first Info.
+	if _, err := Commit2Resources(cfg.Lookup); err != nil {
+		return nil, err
+	}
+	idle := make(chan struct{})
+	close(idle)
+	w := &LotusWorker{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		prover:  cfg.Prover,
+		miner:   cfg.Miner,
+		name:    cfg.Name,
+		session: uuid.New(),
+		calls:   make(map[CallID]JobID),
+		idle:    idle,
+		pending: make(map[CallID]struct{}),
+	}
+	if cfg.CallsFile != "" {
+		if err := w.openCalls(); err != nil {
+			return nil, err
+		}
+	}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	return w, nil
+}
+
+// openCalls locks CallsFile and reads the calls a previous process left.
+func (w *LotusWorker) openCalls() error {
+	path := w.cfg.CallsFile
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("locking the calls file: %w", err)
+	}
+	if err := tryLock(lock); err != nil {
+		lock.Close()
+		return fmt.Errorf("%s is in use by another filc2 worker (%v): give each worker its own state (%s)", path, err, EnvHome)
+	}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		lock.Close()
+		return fmt.Errorf("reading the calls file: %w", err)
+	default:
+		if err := json.Unmarshal(b, &w.lost); err != nil {
+			w.log.Error("the calls file does not parse; the calls it held are forgotten", "file", path, "error", err)
+			w.lost = nil
+		}
+	}
+	w.lock = lock
+	for _, ci := range w.lost {
+		w.pending[ci] = struct{}{}
+	}
+	return nil
+}
+
+// persist writes the pending calls to CallsFile (atomically); the caller
+// holds mu.
+func (w *LotusWorker) persist() {
+	if w.lock == nil {
+		return
+	}
+	ids := make([]CallID, 0, len(w.pending))
+	for ci := range w.pending {
+		ids = append(ids, ci)
+	}
+	b, _ := json.Marshal(ids)
+	tmp := w.cfg.CallsFile + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		w.log.Error("writing the calls file", "error", err)
+		return
+	}
+	if err := os.Rename(tmp, w.cfg.CallsFile); err != nil {
+		w.log.Error("writing the calls file", "error", err)
+	}
+}
+
+// returned forgets a call the miner has its answer to.
+func (w *LotusWorker) returned(ci CallID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.pending[ci]; ok {
+		delete(w.pending, ci)
+		w.persist()
+	}
+}
+
+// Version implements the Worker API: lotus's WorkerAPIVersion0.
+func (w *LotusWorker) Version(context.Context) (APIVersion, error) { return LotusWorkerAPIVersion, nil }
+
+// TaskTypes implements the Worker API: SealCommit2 only.
+func (w *LotusWorker) TaskTypes(context.Context) (map[TaskType]struct{}, error) {
+	return map[TaskType]struct{}{TTCommit2: {}}, nil
+}
+
+// Paths implements the Worker API: none, since commit-2 needs no sector
+// files (the miner schedules it with a task selector that asks for none).
+func (w *LotusWorker) Paths(context.Context) ([]StoragePath, error) { return []StoragePath{}, nil }
+
+// Info implements the Worker API: the host's memory (within its cgroup, as
+// lotus reads it), CPUs, the prover's GPUs and the C2 resource table with
+// the C2_… environment overrides.
+func (w *LotusWorker) Info(ctx context.Context) (WorkerInfo, error) {
+	mem, err := ReadMemInfo()
+	if err != nil {
+		return WorkerInfo{}, fmt.Errorf("getting memory info: %w", err)
+	}
+	if w.cfg.NoSwap {
+		mem.Swap, mem.SwapUsed = 0, 0
+	}
+	res, err := Commit2Resources(w.cfg.Lookup)
+	if err != nil {
+		return WorkerInfo{}, fmt.Errorf("interpreting resource env vars: %w", err)
+	}
+	gpus := []string{}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	st, err := w.prover.Status(sctx)
+	cancel()
+	if err != nil {
+		w.log.Warn("Info: the prover did not answer Status; reporting no GPUs", "error", err)
+	}
+	for _, g := range st.GPUs {
+		gpus = append(gpus, g.Name)
+	}
+	return WorkerInfo{
+		Hostname: w.name,
+		Resources: WorkerResources{
+			MemPhysical: mem.Physical,
+			MemUsed:     mem.Used,
+			MemSwap:     mem.Swap,
+			MemSwapUsed: mem.SwapUsed,
+			CPUs:        uint64(runtime.NumCPU()),
+			GPUs:        gpus,
+			Resources:   res,
+		},
+	}, nil
+}
+
+// Session implements the Worker API: the process's session UUID, an error
+// while the worker is disabled (the miner then stops scheduling on it), and
+// the zero UUID once it is closing.
+func (w *LotusWorker) Session(ctx context.Context) (uuid.UUID, error) {
+	if w.disabled.Load() {
+		return uuid.UUID{}, errors.New("worker disabled")
+	}
+	return w.ProcessSession(ctx)
+}
+
+// ProcessSession implements the Worker API: Session, disabled or not.
+func (w *LotusWorker) ProcessSession(context.Context) (uuid.UUID, error) {
+	if w.closing.Load() {
+		return uuid.UUID{}, nil // lotus's ClosedWorkerID
+	}
+	return w.session, nil
+}
+
+// Enabled implements the Worker API.
+func (w *LotusWorker) Enabled(context.Context) (bool, error) { return !w.disabled.Load(), nil }
+
+// SetEnabled implements the Worker API.
+func (w *LotusWorker) SetEnabled(_ context.Context, enabled bool) error {
+	w.disabled.Store(!enabled)
+	return nil
+}
+
+// WaitQuiet implements the Worker API: it returns when no SealCommit2 call
+// is proving or returning.
+func (w *LotusWorker) WaitQuiet(ctx context.Context) error { return w.waitIdle(ctx) }
+
+// SealCommit2 implements the Worker API. It validates c1o and queues it
+// (the prover's Submit; job id "lotus-<CallID>") and answers the CallID; a
+// request that does not validate is answered with the error at once. The
+// proof, or the error of a job that failed, reaches the miner through
+// ReturnSealCommit2, retried every ReturnInterval until the miner accepts
+// it. Busy and unavailable provers are reported as temporary errors (codes
+// 100 and 101).
+func (w *LotusWorker) SealCommit2(ctx context.Context, sector SectorRef, c1o Commit1Out) (CallID, error) {
+	if w.closing.Load() {
+		return CallID{}, errors.New("the worker is shutting down")
+	}
+	ci := CallID{Sector: sector.ID, ID: uuid.New()}
+	id := JobID("lotus-" + ci.String())
+	w.begin(ci, id)
+	_, err := w.prover.Submit(ctx, ProveRequest{ID: id, Sector: sector, Commit1Out: c1o})
+	var bad *BadInputError
+	switch {
+	case err == nil:
+		w.log.Info("SealCommit2 queued", "call", ci.String(), "sector", sector.String())
+	case errors.As(err, &bad):
+		w.returned(ci)
+		w.end(ci)
+		w.log.Warn("SealCommit2 refused", "sector", sector.String(), "error", err)
+		return CallID{}, err
+	case ctx.Err() != nil:
+		w.returned(ci)
+		w.end(ci)
+		w.prover.Cancel(context.Background(), id) // in case it was queued after all
+		return CallID{}, ctx.Err()
+	default:
+		w.log.Warn("SealCommit2 could not be queued; reporting it to the miner", "call", ci.String(), "error", err)
+	}
+	go w.complete(ci, id, err)
+	return ci, nil
+}
+
+// complete waits for the job and returns its result to the miner.
+func (w *LotusWorker) complete(ci CallID, id JobID, submitErr error) {
+	defer w.end(ci)
+	var proof Proof
+	cerr := w.callError(submitErr)
+	if submitErr == nil {
+		res, err := w.prover.Await(w.ctx, id)
+		if w.ctx.Err() != nil {
+			w.log.Warn("shutting down before the job ended; its result is not returned", "call", ci.String())
+			return
+		}
+		if err != nil {
+			cerr = w.callError(err)
+			w.log.Error("SealCommit2 failed", "call", ci.String(), "error", err)
+		} else {
+			proof = res.Proof
+			w.log.Info("SealCommit2 proved", "call", ci.String(), "prove", res.ProveNS.String(), "queued", res.QueueNS.String())
+		}
+	}
+	w.returnResult(ci, proof, cerr)
+}
+
+// returnResult calls the miner's ReturnSealCommit2 until it accepts the
+// result or the worker closes.
+func (w *LotusWorker) returnResult(ci CallID, proof Proof, cerr *CallError) {
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
+		err := w.miner.ReturnSealCommit2(ctx, ci, proof, cerr)
+		cancel()
+		if err == nil {
+			w.returned(ci)
+			w.log.Info("result returned to the miner", "call", ci.String(), "ok", cerr == nil, "attempts", attempt)
+			return
+		}
+		w.log.Error("ReturnSealCommit2 failed; retrying", "call", ci.String(), "in", w.cfg.ReturnInterval.String(), "error", err)
+		select {
+		case <-time.After(w.cfg.ReturnInterval):
+		case <-w.ctx.Done():
+			w.log.Error("shutting down with a result not returned", "call", ci.String())
+			return
+		}
+	}
+}
+
+// callError is lotus's CallError for a prover error: temporary (100, 101)
+// for a busy or unavailable prover, 0 otherwise; nil for nil. The message
+// names the worker, as lotus's workers do.
+func (w *LotusWorker) callError(err error) *CallError {
+	if err == nil {
+		return nil
+	}
+	code := ErrUnknown
+	var busy *BusyError
+	var unav *UnavailableError
+	switch {
+	case errors.As(err, &busy):
+		code = ErrTempUnknown
+	case errors.As(err, &unav):
+		code = ErrTempWorkerRestart
+	}
+	return &CallError{Code: code, Message: fmt.Sprintf("%v [name: %s]", err, w.name)}
+}
+
+func (w *LotusWorker) begin(ci CallID, id JobID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.calls) == 0 {
+		w.idle = make(chan struct{})
+	}
+	w.calls[ci] = id
+	w.pending[ci] = struct{}{}
+	w.persist()
+}
+
+func (w *LotusWorker) end(ci CallID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.calls[ci]; !ok {
+		return
+	}
+	delete(w.calls, ci)
+	if len(w.calls) == 0 {
+		close(w.idle)
+	}
+}
+
+func (w *LotusWorker) waitIdle(ctx context.Context) error {
+	w.mu.Lock()
+	idle := w.idle
+	w.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// InFlight counts SealCommit2 calls proving or returning.
+func (w *LotusWorker) InFlight() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.calls)
+}
+
+// Registrations counts successful WorkerConnect calls.
+func (w *LotusWorker) Registrations() uint64 { return w.registrations.Load() }
+
+// Run registers the worker with the miner, as lotus-worker does: it waits
+// for the miner's API (trying every second), requires its API version
+// 1.5.x, and calls WorkerConnect(selfURL), selfURL being where RPCHandler
+// is served, http://HOST:PORT/rpc/v0. It then checks the miner's session
+// every HeartbeatInterval; when the miner restarted it waits until no call
+// is in flight and registers again. It returns nil when ctx ends and the
+// error of a WorkerConnect the miner refused (lotus-worker exits then).
+func (w *LotusWorker) Run(ctx context.Context, selfURL string) error {
+	var v LotusAPIVersionInfo
+	for attempt := 0; ; attempt++ {
+		vctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		var err error
+		v, err = w.miner.Version(vctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if attempt%10 == 0 {
+			w.log.Warn("connecting to the miner's API", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+	if !v.APIVersion.EqMajorMinor(LotusMinerAPIVersion) {
+		return fmt.Errorf("the miner's API version is %s (lotus %s), want %s", v.APIVersion, v.Version, LotusMinerAPIVersion)
+	}
+	w.log.Info("connected to the miner", "version", v.Version, "api", v.APIVersion.String())
+	w.mu.Lock()
+	lost := w.lost
+	w.lost = nil
+	w.mu.Unlock()
+	for _, ci := range lost {
+		w.log.Warn("reporting a call the previous worker process left unfinished", "call", ci.String())
+		go w.returnResult(ci, nil, &CallError{Code: ErrTempWorkerRestart, Message: fmt.Sprintf("worker [name: %s] restarted", w.name)})
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	session, err := w.miner.Session(sctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("getting the miner's session: %w", err)
+	}
+	tick := time.NewTicker(w.cfg.HeartbeatInterval)
+	defer tick.Stop()
+	for first := true; ; first = false {
+		if !first {
+			w.log.Info("waiting for the calls in flight to end before registering again", "calls", w.InFlight())
+			if w.waitIdle(ctx) != nil {
+				return nil
+			}
+		}
+		if err := w.miner.WorkerConnect(ctx, selfURL); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("registering with the miner (WorkerConnect %s): %w", selfURL, err)
+		}
+		w.registrations.Add(1)
+		w.log.Info("registered with the miner; waiting for tasks", "url", selfURL, "session", w.session.String())
+	heartbeat:
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-tick.C:
+			}
+			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			cur, err := w.miner.Session(sctx)
+			cancel()
+			switch {
+			case err != nil:
+				if ctx.Err() != nil {
+					return nil
+				}
+				w.log.Error("heartbeat: the miner's session did not answer", "error", err)
+			case cur != session:
+				w.log.Error("the miner restarted (its session changed); registering again")
+				session = cur
+				break heartbeat
+			}
+		}
+	}
+}
+
+// Close stops the worker: Session answers the zero UUID (the miner drops
+// the worker at its next heartbeat) and results not yet returned are
+// abandoned (CallsFile keeps them for the next process to report).
+func (w *LotusWorker) Close() error {
+	w.closing.Store(true)
+	w.cancel()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lock != nil {
+		w.lock.Close() // the calls file keeps what was not returned
+		w.lock = nil
+	}
+	return nil
+}
+
+// LotusWorkerStruct is the Worker API as go-jsonrpc function fields, each
+// needing admin as in lotus's PermissionedWorkerAPI.
+type LotusWorkerStruct struct {
+	Internal struct {
+		Version        func(ctx context.Context) (APIVersion, error)                               `perm:"admin"`
+		TaskTypes      func(ctx context.Context) (map[TaskType]struct{}, error)                    `perm:"admin"`
+		Paths          func(ctx context.Context) ([]StoragePath, error)                            `perm:"admin"`
+		Info           func(ctx context.Context) (WorkerInfo, error)                               `perm:"admin"`
+		SealCommit2    func(ctx context.Context, sector SectorRef, c1o Commit1Out) (CallID, error) `perm:"admin"`
+		Enabled        func(ctx context.Context) (bool, error)                                     `perm:"admin"`
+		SetEnabled     func(ctx context.Context, enabled bool) error                               `perm:"admin"`
+		WaitQuiet      func(ctx context.Context) error                                             `perm:"admin"`
+		ProcessSession func(ctx context.Context) (uuid.UUID, error)                                `perm:"admin"`
+		Session        func(ctx context.Context) (uuid.UUID, error)                                `perm:"admin"`
+	}
+}
+
+// Version calls Internal.
+func (s *LotusWorkerStruct) Version(ctx context.Context) (APIVersion, error) {
+	return s.Internal.Version(ctx)
+}
+
+// TaskTypes calls Internal.
+func (s *LotusWorkerStruct) TaskTypes(ctx context.Context) (map[TaskType]struct{}, error) {
+	return s.Internal.TaskTypes(ctx)
+}
+
+// Paths calls Internal.
+func (s *LotusWorkerStruct) Paths(ctx context.Context) ([]StoragePath, error) {
+	return s.Internal.Paths(ctx)
+}
+
+// Info calls Internal.
+func (s *LotusWorkerStruct) Info(ctx context.Context) (WorkerInfo, error) {
+	return s.Internal.Info(ctx)
+}
+
+// SealCommit2 calls Internal.
+func (s *LotusWorkerStruct) SealCommit2(ctx context.Context, sector SectorRef, c1o Commit1Out) (CallID, error) {
+	return s.Internal.SealCommit2(ctx, sector, c1o)
+}
+
+// Enabled calls Internal.
+func (s *LotusWorkerStruct) Enabled(ctx context.Context) (bool, error) {
+	return s.Internal.Enabled(ctx)
+}
+
+// SetEnabled calls Internal.
+func (s *LotusWorkerStruct) SetEnabled(ctx context.Context, enabled bool) error {
+	return s.Internal.SetEnabled(ctx, enabled)
+}
+
+// WaitQuiet calls Internal.
+func (s *LotusWorkerStruct) WaitQuiet(ctx context.Context) error { return s.Internal.WaitQuiet(ctx) }
+
+// ProcessSession calls Internal.
+func (s *LotusWorkerStruct) ProcessSession(ctx context.Context) (uuid.UUID, error) {
+	return s.Internal.ProcessSession(ctx)
+}
+
+// Session calls Internal.
+func (s *LotusWorkerStruct) Session(ctx context.Context) (uuid.UUID, error) {
+	return s.Internal.Session(ctx)
+}
+
+// RPCHandler serves the Worker API (go-jsonrpc, namespace Filecoin, HTTP
+// POST and websocket) for /rpc/v0. Tokens (Authorization: Bearer or
+// ?token=) are verified by the miner's AuthVerify; every method needs admin.
+func (w *LotusWorker) RPCHandler() http.Handler {
+	api := new(LotusWorkerStruct)
+	bindProxy(w, &api.Internal, func(ctx context.Context, method string, need auth.Permission) error {
+		if auth.HasPerm(ctx, DefaultPermissions, need) {
+			return nil
+		}
+		return fmt.Errorf("missing permission to invoke '%s' (need '%s')", method, need) // lotus's words
+	})
+	plainErrors(&api.Internal)
+	srv := jsonrpc.NewServer(jsonrpc.WithMaxRequestSize(w.cfg.MaxRequestSize))
+	srv.Register(LotusNamespace, api)
+	verify := func(ctx context.Context, token string) ([]auth.Permission, error) {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		perms, err := w.miner.AuthVerify(ctx, token)
+		if err != nil {
+			w.log.Warn("the miner did not verify a token presented to the worker API", "error", err)
+		}
+		return perms, err
+	}
+	return LimitRequestSize(w.cfg.MaxRequestSize, &auth.Handler{Verify: verify, Next: srv.ServeHTTP})
+}
+
+// plainErrors makes the function fields of *fields return their errors as
+// plain ones, which go-jsonrpc sends with code 1 and the message, as lotus's
+// workers answer. filc2's typed errors carry codes from
+// jsonrpc.FirstUserCode that a lotus client (api.RPCErrors) would decode as
+// lotus's own errors of those codes ("call ran out of gas" for bad input).
+func plainErrors(fields any) {
+	v := reflect.ValueOf(fields).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		fn := reflect.ValueOf(f.Interface())
+		f.Set(reflect.MakeFunc(f.Type(), func(args []reflect.Value) []reflect.Value {
+			out := fn.Call(args)
+			if last := out[len(out)-1]; !last.IsNil() {
+				err := errors.New(last.Interface().(error).Error())
+				out[len(out)-1] = reflect.ValueOf(&err).Elem()
+			}
+			return out
+		}))
+	}
+}
