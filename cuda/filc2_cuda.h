@@ -124,4 +124,5 @@ filc2_status filc2_bench_mul(int32_t device, int32_t field, int32_t op, int32_t 
 
 #include "filc2_msm.h"
 #include "filc2_ntt.h"
+#include "filc2_spmv.h"
 #endif /* FILC2_CUDA_H */

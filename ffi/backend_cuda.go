@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -20,11 +19,14 @@ import (
 // The CUDA proving backend. A Prover holds one circuit's proving key resident on one
 // device (the five queries as MSM bases, the NTT domain) and proves in three stages:
 //
-//	Prepare (CPU, outside the GPU lock): a, b, c = A·w, B·w, C·w by SpMV on the host,
-//	        the compacted A and B scalars, all uploaded into device buffers;
-//	RunGPU  (the kernel section): the H pipeline, the dense H MSM and the split
-//	        L, A, B_G1, B_G2 MSMs, with every scalar already on the device;
+//	Prepare (CPU, outside the GPU lock): the witness uploaded into a device buffer;
+//	RunGPU  (the kernel section): a, b, c = A·w, B·w, C·w and the compacted A and B
+//	        scalars by SpMV and gathers on the device (the circuit resident beside the
+//	        key), the H pipeline, the dense H MSM and the split L, A, B_G1, B_G2 MSMs;
 //	Finish  (CPU): the proof from the five sums and the blinding r, s.
+//
+// When the circuit's matrices do not fit beside the key, Prepare computes a, b, c and
+// the query scalars on the host instead and RunGPU uploads them (HostSpMV reports it).
 //
 // Backend wraps the three stages as a groth16.Backend.
 
@@ -84,17 +86,35 @@ type Prover struct {
 	h, l, a *G1Bases
 	bg1     *G1Bases
 	bg2     *G2Bases
+	dc      *DeviceCircuit // nil: SpMV on the host
+
+	gpu  sync.Mutex   // the kernel section: one partition at a time uses work
+	work *workBuffers // a, b, c over the domain and the query scalars (under gpu)
 
 	mu     sync.Mutex
 	closed bool
-	spare  []*partitionBuffers // device buffer sets kept for the next partition
-	hosts  [][]fr.Element      // host a, b, c buffers (3m) kept for the next partition
+	spare  []*FrBuffer // witness buffers kept for the next partition
 }
 
-// maxSpare bounds the buffer sets a Prover keeps between partitions (two workers per GPU).
+// maxSpare bounds the witness buffers a Prover keeps between partitions (two workers
+// per GPU: one running, one prepared).
 const maxSpare = 2
 
-// LoadProver uploads pk (the key of circuit c) to device and keeps it there until Close.
+// workBuffers are the device vectors of the kernel section.
+type workBuffers struct {
+	a, b, c *FrBuffer // the evaluations over the domain, then H
+	as, bs  *FrBuffer // the compacted A and B scalars
+}
+
+func (w *workBuffers) free() error {
+	if w == nil {
+		return nil
+	}
+	return errors.Join(w.a.Free(), w.b.Free(), w.c.Free(), w.as.Free(), w.bs.Free())
+}
+
+// LoadProver uploads pk (the key of circuit c) and c's matrices to device and keeps
+// them there until Close. If the matrices do not fit, SpMV runs on the host.
 func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs.Circuit) (*Prover, error) {
 	shape := groth16.ShapeOf(c.Stats())
 	if err := checkKey(pk, shape); err != nil {
@@ -126,8 +146,24 @@ func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs
 	if p.bg2, err = UploadG2On(device, pk.BG2); err != nil {
 		return nil, fmt.Errorf("uploading the b_g2 query (%d points) to device %d: %w", len(pk.BG2), device, err)
 	}
+	if err := p.uploadCircuit(); err != nil {
+		return nil, err
+	}
 	ok = true
 	return p, nil
+}
+
+// uploadCircuit makes the matrices resident; out of device memory leaves SpMV on the host.
+func (p *Prover) uploadCircuit() error {
+	dc, err := UploadCircuit(p.device, p.circuit)
+	if errors.Is(err, ErrOutOfMemory) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p.dc = dc
+	return nil
 }
 
 // LoadSyntheticProver makes a key with the lengths circuit c needs directly on the
@@ -159,6 +195,9 @@ func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed 
 	}
 	if p.bg2, err = GenerateG2(device, max(n[4], 1), seed+4<<40); err != nil {
 		return nil, fmt.Errorf("generating %d synthetic G2 points on device %d: %w", n[4], device, err)
+	}
+	if err := p.uploadCircuit(); err != nil {
+		return nil, err
 	}
 	ok = true
 	return p, nil
@@ -194,11 +233,22 @@ func checkKey(pk *groth16.ProvingKey, s groth16.Shape) error {
 // Device is the device ordinal the key lives on.
 func (p *Prover) Device() int { return p.device }
 
-// DeviceBytes is the device memory the key, its NTT tables and the MSM scratch hold.
+// HostSpMV reports whether a, b, c are computed on the host (the matrices did not fit).
+func (p *Prover) HostSpMV() bool { return p.dc == nil }
+
+// DeviceBytes is the device memory the key, the circuit, its NTT tables and the MSM
+// scratch hold.
 func (p *Prover) DeviceBytes() (uint64, error) {
 	var total uint64
 	for _, b := range []interface{ DeviceBytes() (uint64, error) }{p.h, p.l, p.a, p.bg1, p.bg2} {
 		n, err := b.DeviceBytes()
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	if p.dc != nil {
+		n, err := p.dc.DeviceBytes()
 		if err != nil {
 			return 0, err
 		}
@@ -216,11 +266,18 @@ func (p *Prover) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	spare := p.spare
-	p.spare, p.hosts = nil, nil
+	p.spare = nil
 	p.mu.Unlock()
-	var errs []error
+	p.gpu.Lock()
+	work := p.work
+	p.work = nil
+	p.gpu.Unlock()
+	errs := []error{work.free()}
 	for _, s := range spare {
-		errs = append(errs, s.free())
+		errs = append(errs, s.Free())
+	}
+	if p.dc != nil {
+		errs = append(errs, p.dc.Close())
 	}
 	for _, b := range []interface{ Close() error }{p.h, p.l, p.a, p.bg1, p.bg2, p.domain} {
 		if b != nil && !isNilCloser(b) {
@@ -243,102 +300,86 @@ func isNilCloser(c interface{ Close() error }) bool {
 	return false
 }
 
-// partitionBuffers are one partition's scalars in device memory.
-type partitionBuffers struct {
-	a, b, c *FrBuffer // the evaluations over the domain (m each)
-	aux     *FrBuffer // the aux assignment (L's scalars)
-	as, bs  *FrBuffer // the compacted A and B scalars
-	nAs     int
-	nBs     int
-}
-
-func (d *partitionBuffers) free() error {
-	var errs []error
-	for _, b := range []*FrBuffer{d.a, d.b, d.c, d.aux, d.as, d.bs} {
-		errs = append(errs, b.Free())
-	}
-	return errors.Join(errs...)
-}
-
-// take returns a device buffer set, a spare one if there is one.
-func (p *Prover) take() (*partitionBuffers, error) {
+// takeWitness returns a device buffer for one witness, a spare one if there is one.
+func (p *Prover) takeWitness() (*FrBuffer, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, errors.New("ffi: the prover is closed")
 	}
 	if n := len(p.spare); n > 0 {
-		d := p.spare[n-1]
+		b := p.spare[n-1]
 		p.spare = p.spare[:n-1]
 		p.mu.Unlock()
-		return d, nil
+		return b, nil
 	}
 	p.mu.Unlock()
+	b, err := AllocFr(p.device, p.shape.NumInputs+p.shape.NumAux)
+	if err != nil {
+		return nil, fmt.Errorf("witness buffer on device %d: %w", p.device, err)
+	}
+	return b, nil
+}
+
+// giveWitness returns a witness buffer for reuse (or frees it).
+func (p *Prover) giveWitness(b *FrBuffer) {
+	p.mu.Lock()
+	if !p.closed && len(p.spare) < maxSpare {
+		p.spare = append(p.spare, b)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	b.Free()
+}
+
+// workLocked returns the kernel section's buffers, allocating them once (p.gpu held).
+func (p *Prover) workLocked() (*workBuffers, error) {
+	if p.work != nil {
+		return p.work, nil
+	}
 	s := p.shape
-	d := &partitionBuffers{}
+	w := &workBuffers{}
 	var err error
 	alloc := func(dst **FrBuffer, n int) {
 		if err == nil {
 			*dst, err = AllocFr(p.device, max(n, 1))
 		}
 	}
-	alloc(&d.a, s.Domain)
-	alloc(&d.b, s.Domain)
-	alloc(&d.c, s.Domain)
-	alloc(&d.aux, s.NumAux)
-	alloc(&d.as, s.NumInputs+s.AAux)
-	alloc(&d.bs, s.BInput+s.BAux)
+	alloc(&w.a, s.Domain)
+	alloc(&w.b, s.Domain)
+	alloc(&w.c, s.Domain)
+	alloc(&w.as, s.NumInputs+s.AAux)
+	alloc(&w.bs, s.BInput+s.BAux)
 	if err != nil {
-		d.free()
-		return nil, fmt.Errorf("device buffers for one partition on device %d: %w", p.device, err)
+		w.free()
+		return nil, fmt.Errorf("work buffers on device %d: %w", p.device, err)
 	}
-	return d, nil
+	p.work = w
+	return w, nil
 }
 
-// give returns a buffer set for reuse (or frees it).
-func (p *Prover) give(d *partitionBuffers) {
-	p.mu.Lock()
-	if !p.closed && len(p.spare) < maxSpare {
-		p.spare = append(p.spare, d)
-		p.mu.Unlock()
-		return
-	}
-	p.mu.Unlock()
-	d.free()
-}
-
-func (p *Prover) takeHost() []fr.Element {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.hosts); n > 0 {
-		h := p.hosts[n-1]
-		p.hosts = p.hosts[:n-1]
-		return h
-	}
-	return nil
-}
-
-func (p *Prover) giveHost(h []fr.Element) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.closed && len(p.hosts) < maxSpare {
-		p.hosts = append(p.hosts, h)
-	}
-}
-
-// Prepared is one partition after Prepare: its scalars on the device and the blinding.
+// Prepared is one partition after Prepare: its witness on the device (and, with SpMV
+// on the host, a, b, c and the query scalars in host memory) and the blinding.
 type Prepared struct {
 	p     *Prover
-	d     *partitionBuffers
+	w     *FrBuffer
+	host  *hostScalars
 	R, S  fr.Element
 	Times StageTimes
 }
 
+// hostScalars are the host SpMV's results.
+type hostScalars struct {
+	a, b, c []fr.Element // domain each
+	as, bs  []fr.Element
+}
+
 // Release returns the device buffers of a partition that will not run.
 func (x *Prepared) Release() {
-	if x != nil && x.d != nil {
-		x.p.give(x.d)
-		x.d = nil
+	if x != nil && x.w != nil {
+		x.p.giveWitness(x.w)
+		x.w, x.host = nil, nil
 	}
 }
 
@@ -349,8 +390,8 @@ type Raw struct {
 	Times StageTimes
 }
 
-// Prepare is the CPU stage before the kernels: fresh blinding, a, b, c by SpMV, the
-// compacted A and B scalars, and the upload of all of them.
+// Prepare is the CPU stage before the kernels: fresh blinding and the witness's upload
+// (with SpMV on the host, also a, b, c and the query scalars).
 func (p *Prover) Prepare(ctx context.Context, w *groth16.Assignment) (any, error) {
 	var r, s fr.Element
 	if _, err := r.SetRandom(); err != nil {
@@ -372,46 +413,38 @@ func (p *Prover) prepare(ctx context.Context, w *groth16.Assignment, r, s fr.Ele
 		return nil, err
 	}
 	x := &Prepared{p: p, R: r, S: s}
+	if p.dc == nil {
+		t0 := time.Now()
+		m, n := p.shape.Domain, c.NumConstraints
+		h := &hostScalars{a: make([]fr.Element, m), b: make([]fr.Element, m), c: make([]fr.Element, m)}
+		if err := c.Eval(w.Inputs, w.Aux, h.a[:n], h.b[:n], h.c[:n], 0); err != nil {
+			return nil, err
+		}
+		h.as, h.bs = groth16.QueryScalars(p.dens, w)
+		x.host = h
+		x.Times.ABC = time.Since(t0)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	t0 := time.Now()
-	m, n := p.shape.Domain, c.NumConstraints
-	host := p.takeHost()
-	if len(host) != 3*m {
-		host = make([]fr.Element, 3*m)
-	}
-	defer p.giveHost(host)
-	a, b, cc := host[:m], host[m:2*m], host[2*m:]
-	if err := c.Eval(w.Inputs, w.Aux, a[:n], b[:n], cc[:n], 0); err != nil {
-		return nil, err
-	}
-	for _, v := range [][]fr.Element{a[n:], b[n:], cc[n:]} {
-		clear(v)
-	}
-	as, bs := groth16.QueryScalars(p.dens, w)
-	t1 := time.Now()
-	x.Times.ABC = t1.Sub(t0)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	d, err := p.take()
+	buf, err := p.takeWitness()
 	if err != nil {
 		return nil, err
 	}
-	for _, u := range []struct {
-		dst *FrBuffer
-		src []fr.Element
-	}{{d.a, a}, {d.b, b}, {d.c, cc}, {d.aux, w.Aux}, {d.as, as}, {d.bs, bs}} {
-		if err := u.dst.Upload(u.src); err != nil {
-			p.give(d)
-			return nil, fmt.Errorf("uploading scalars to device %d: %w", p.device, err)
-		}
+	if err := buf.UploadAt(0, w.Inputs); err == nil {
+		err = buf.UploadAt(c.NumInputs, w.Aux)
 	}
-	d.nAs, d.nBs = len(as), len(bs)
-	x.d = d
-	x.Times.Upload = time.Since(t1)
+	if err != nil {
+		p.giveWitness(buf)
+		return nil, fmt.Errorf("uploading the witness to device %d: %w", p.device, err)
+	}
+	x.w = buf
+	x.Times.Upload = time.Since(t0)
 	return x, nil
 }
 
-// RunGPU is the kernel section: the H pipeline and the five MSMs on the device.
+// RunGPU is the kernel section: SpMV, the H pipeline and the five MSMs on the device.
 func (p *Prover) RunGPU(ctx context.Context, prepared any) (any, error) {
 	x, ok := prepared.(*Prepared)
 	if !ok || x.p != p {
@@ -422,19 +455,48 @@ func (p *Prover) RunGPU(ctx context.Context, prepared any) (any, error) {
 
 func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 	defer x.Release()
-	d := x.d
-	if d == nil {
+	if x.w == nil {
 		return nil, errors.New("ffi: the prepared partition was released")
+	}
+	p.gpu.Lock()
+	defer p.gpu.Unlock()
+	wk, err := p.workLocked()
+	if err != nil {
+		return nil, err
 	}
 	raw := &Raw{R: x.R, S: x.S, Times: x.Times}
 	st := &raw.Times
 	t0 := time.Now()
 	lap := func(dst *time.Duration) {
 		now := time.Now()
-		*dst = now.Sub(t0)
+		*dst += now.Sub(t0)
 		t0 = now
 	}
-	hb, err := p.domain.HDevice(d.a, d.b, d.c)
+	if p.dc != nil {
+		stream, err := p.domain.Stream()
+		if err == nil {
+			err = p.dc.Eval(x.w, wk.a, wk.b, wk.c, wk.as, wk.bs, p.shape.Domain, stream)
+		}
+		if err == nil {
+			err = p.domain.Sync()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("SpMV: %w", err)
+		}
+		lap(&st.SpMV)
+	} else {
+		h := x.host
+		for _, u := range []struct {
+			dst *FrBuffer
+			src []fr.Element
+		}{{wk.a, h.a}, {wk.b, h.b}, {wk.c, h.c}, {wk.as, h.as}, {wk.bs, h.bs}} {
+			if err := u.dst.Upload(u.src); err != nil {
+				return nil, fmt.Errorf("uploading scalars to device %d: %w", p.device, err)
+			}
+		}
+		lap(&st.Upload)
+	}
+	hb, err := p.domain.HDevice(wk.a, wk.b, wk.c)
 	if err == nil {
 		err = p.domain.Sync()
 	}
@@ -445,28 +507,28 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
 	s := &raw.Sums
 	if s.H, err = p.h.MSMDevice(hb.Pointer(), p.shape.Domain-1, false); err != nil {
 		return nil, fmt.Errorf("H MSM: %w", err)
 	}
 	lap(&st.MSMH)
-	if s.L, err = p.l.MSMDevice(d.aux.Pointer(), p.shape.NumAux, true); err != nil {
+	if s.L, err = p.l.MSMDevice(x.w.At(p.shape.NumInputs), p.shape.NumAux, true); err != nil {
 		return nil, fmt.Errorf("L MSM: %w", err)
 	}
 	lap(&st.MSML)
-	if s.A, err = p.a.MSMDevice(d.as.Pointer(), d.nAs, true); err != nil {
+	if s.A, err = p.a.MSMDevice(wk.as.Pointer(), nA, true); err != nil {
 		return nil, fmt.Errorf("A MSM: %w", err)
 	}
 	lap(&st.MSMA)
-	if s.BG1, err = p.bg1.MSMDevice(d.bs.Pointer(), d.nBs, true); err != nil {
+	if s.BG1, err = p.bg1.MSMDevice(wk.bs.Pointer(), nB, true); err != nil {
 		return nil, fmt.Errorf("B_G1 MSM: %w", err)
 	}
 	lap(&st.MSMBG1)
-	if s.BG2, err = p.bg2.MSMDevice(d.bs.Pointer(), d.nBs, true); err != nil {
+	if s.BG2, err = p.bg2.MSMDevice(wk.bs.Pointer(), nB, true); err != nil {
 		return nil, fmt.Errorf("B_G2 MSM: %w", err)
 	}
 	lap(&st.MSMBG2)
-	runtime.KeepAlive(d)
 	return raw, nil
 }
 

@@ -128,9 +128,29 @@ func TestBackend2KiB(t *testing.T) {
 		t.Fatal("the CUDA proof differs from the CPU proof with the same r, s")
 	}
 	for _, st := range times[1:] {
-		fmt.Printf("BENCH c2-2kib backend=cuda total_ms=%.2f abc=%.2f upload=%.2f gpu=%.2f h=%.2f msm_h=%.2f msm_l=%.2f msm_a=%.2f msm_bg1=%.2f msm_bg2=%.2f finish=%.2f cpu_prove_ms=%.0f\n",
-			ms(st.Total()), ms(st.ABC), ms(st.Upload), ms(st.GPU()), ms(st.H), ms(st.MSMH), ms(st.MSML), ms(st.MSMA),
+		fmt.Printf("BENCH c2-2kib backend=cuda total_ms=%.2f abc=%.2f upload=%.2f gpu=%.2f spmv=%.2f h=%.2f msm_h=%.2f msm_l=%.2f msm_a=%.2f msm_bg1=%.2f msm_bg2=%.2f finish=%.2f cpu_prove_ms=%.0f\n",
+			ms(st.Total()), ms(st.ABC), ms(st.Upload), ms(st.GPU()), ms(st.SpMV), ms(st.H), ms(st.MSMH), ms(st.MSML), ms(st.MSMA),
 			ms(st.MSMBG1), ms(st.MSMBG2), ms(st.Finish), ms(cpuTime))
+	}
+	// The host-SpMV path (matrices that do not fit on the device) gives the same proof.
+	hp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp.dc.Close()
+	hp.dc = nil
+	hostProof, hst, err := hp.ProveTimed(ctx, w, r, s)
+	hp.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hostProof.A.Equal(&cpuProof.A) || !hostProof.B.Equal(&cpuProof.B) || !hostProof.C.Equal(&cpuProof.C) {
+		t.Fatal("the host-SpMV CUDA proof differs from the CPU proof with the same r, s")
+	}
+	fmt.Printf("BENCH c2-2kib backend=cuda-host-spmv total_ms=%.2f abc=%.2f upload=%.2f gpu=%.2f\n",
+		ms(hst.Total()), ms(hst.ABC), ms(hst.Upload), ms(hst.GPU()))
+	if gp.HostSpMV() {
+		t.Error("the 2KiB circuit's matrices were not made resident")
 	}
 	if n, err := gp.DeviceBytes(); err != nil || n == 0 {
 		t.Errorf("DeviceBytes: %d, %v", n, err)
@@ -224,3 +244,88 @@ func TestSyntheticProver(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TestDeviceCircuit: a, b, c and the compacted query scalars by SpMV on the device equal
+// the host's (r1cs.Circuit.Eval, groth16.QueryScalars) for the 2KiB circuit and a real
+// witness, with the padding zero.
+func TestDeviceCircuit(t *testing.T) {
+	ctx := context.Background()
+	p, _ := abi.ParseName("StackedDrg2KiBV1_1")
+	dir := testparams.Dir(t, p)
+	pr, err := c2.Load(ctx, p, c2.LoadOptions{ParamsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	c := pr.Circuit
+	in, err := porep.PartitionInputFromC1(sealC1(t, p, 4, 6), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c2.Witness(pr.Shape, in, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := UploadCircuit(0, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	m := groth16.ShapeOf(c.Stats()).Domain
+	nA, nB := dc.QueryLens()
+	bufs := make([]*FrBuffer, 6)
+	for i, n := range []int{dc.Vars(), m, m, m, nA, nB} {
+		if bufs[i], err = AllocFr(0, n); err != nil {
+			t.Fatal(err)
+		}
+		defer bufs[i].Free()
+	}
+	// Garbage in the outputs first: the padding must be written.
+	junk := make([]fr.Element, m)
+	for i := range junk {
+		junk[i].SetUint64(uint64(i) + 1)
+	}
+	for _, b := range bufs[1:4] {
+		if err := b.Upload(junk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bufs[0].UploadAt(0, w.Inputs); err != nil {
+		t.Fatal(err)
+	}
+	if err := bufs[0].UploadAt(c.NumInputs, w.Aux); err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.Eval(bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], m, nil); err != nil {
+		t.Fatal(err)
+	}
+	n := c.NumConstraints
+	want := [3][]fr.Element{make([]fr.Element, m), make([]fr.Element, m), make([]fr.Element, m)}
+	if err := c.Eval(w.Inputs, w.Aux, want[0][:n], want[1][:n], want[2][:n], 0); err != nil {
+		t.Fatal(err)
+	}
+	as, bs := groth16.QueryScalars(groth16.DensitiesOf(c), w)
+	for i, exp := range [][]fr.Element{want[0], want[1], want[2], as, bs} {
+		got := make([]fr.Element, len(exp))
+		if err := bufs[i+1].Download(got); err != nil {
+			t.Fatal(err)
+		}
+		for j := range exp {
+			if !got[j].Equal(&exp[j]) {
+				t.Fatalf("vector %d element %d (of %d, %d constraints): device %v, host %v", i, j, len(exp), n, got[j].String(), exp[j].String())
+			}
+		}
+	}
+	if b, err := dc.DeviceBytes(); err != nil || b == 0 {
+		t.Errorf("DeviceBytes %d, %v", b, err)
+	}
+	if err := dc.Eval(bufs[0], bufs[4], bufs[2], bufs[3], bufs[4], bufs[5], m, nil); err == nil {
+		t.Error("Eval accepted a short output buffer")
+	}
+	if err := dc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.Eval(bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], m, nil); err == nil {
+		t.Error("Eval on a closed circuit succeeded")
+	}
+}

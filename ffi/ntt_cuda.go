@@ -387,3 +387,17 @@ func cbool(b bool) C.int32_t {
 	}
 	return 0
 }
+
+// UploadAt copies src into the buffer from element off on (synchronous, like Upload).
+func (b *FrBuffer) UploadAt(off int, src []fr.Element) error {
+	if b.p == nil || off < 0 || off+len(src) > b.n {
+		return invalid("upload of %d elements at %d into a buffer of %d", len(src), off, b.n)
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	return check(C.filc2_ntt_copy(C.int32_t(b.device), unsafe.Add(b.p, off*32), ptr(src), C.uint64_t(len(src)), 0, nil))
+}
+
+// At is the device address of element off (for kernels that take a sub-vector).
+func (b *FrBuffer) At(off int) unsafe.Pointer { return unsafe.Add(b.p, off*32) }

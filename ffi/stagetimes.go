@@ -11,8 +11,9 @@ import (
 
 // StageTimes is where one CUDA proof's time went (wall time of each stage).
 type StageTimes struct {
-	ABC    time.Duration // SpMV on the host
-	Upload time.Duration // scalars to the device
+	ABC    time.Duration // SpMV on the host (when the matrices are not on the device)
+	Upload time.Duration // the witness (and host SpMV results) to the device
+	SpMV   time.Duration // a, b, c and the query scalars on the device
 	H      time.Duration // the H pipeline on the device
 	MSMH   time.Duration
 	MSML   time.Duration
@@ -24,7 +25,7 @@ type StageTimes struct {
 
 // GPU is the time of the kernel section (RunGPU).
 func (t StageTimes) GPU() time.Duration {
-	return t.H + t.MSMH + t.MSML + t.MSMA + t.MSMBG1 + t.MSMBG2
+	return t.SpMV + t.H + t.MSMH + t.MSML + t.MSMA + t.MSMBG1 + t.MSMBG2
 }
 
 // Total is the sum of the stages.
