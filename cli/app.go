@@ -47,7 +47,7 @@ func App() *ucli.App {
 			proveCommand(),
 			verifyCommand(),
 			circuitCommand(),
-			benchCommand(),
+			benchCommand(benchC2Command()),
 			verifySealCommand(),
 			configCommand(),
 			serveCommand(),

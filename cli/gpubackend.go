@@ -36,8 +36,20 @@ func cudaGPUBackend() engine.GPUBackend {
 	return engine.Staged{
 		Label: "cuda",
 		Load: func(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (engine.PartitionProver, error) {
-			return ffi.LoadProver(ctx, gpu, pk, c)
+			p, err := ffi.LoadProver(ctx, gpu, pk, c)
+			if err != nil {
+				return nil, err // no typed nil in the interface
+			}
+			return p, nil
 		},
 		Working: ffi.HostWorkingBytes,
+		// Synthetic keys (bench c2 --synthetic) are made on the device itself.
+		LoadSynthetic: func(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (engine.PartitionProver, error) {
+			p, err := ffi.LoadSyntheticProver(ctx, gpu, c, seed)
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
 	}
 }

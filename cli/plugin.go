@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/filc2/filc2/engine"
 	"github.com/filc2/filc2/ffi"
 	"github.com/filc2/filc2/plugin"
 )
@@ -15,11 +20,66 @@ import (
 func proverFlags() []ucli.Flag {
 	return []ucli.Flag{
 		paramsDirFlag(),
-		&ucli.IntFlag{Name: "slots", Usage: "jobs proved at once", Value: 1},
+		&ucli.IntFlag{Name: "slots", Usage: "jobs proved at once with --engine=false; with the engine, jobs handed to it at once", Value: 1, DefaultText: "1; with the engine, its queue limit"},
 		&ucli.IntFlag{Name: "queue", Usage: "jobs that may wait; more are answered busy", Value: 64},
 		&ucli.StringFlag{Name: "backend", Usage: "auto, cpu or cuda", Value: "auto"},
 		&ucli.StringFlag{Name: "log-level", Usage: "trace, debug, info, warn or error", Value: "info"},
+		&ucli.BoolFlag{Name: "engine", Usage: "prove through the pipelined engine (partitions of all jobs over every GPU, the dual-worker interlock, the memory budget); false: --slots whole jobs at a time", Value: true},
+		&ucli.StringFlag{Name: "config", Usage: "engine configuration `FILE` (TOML; `filc2 config default` prints every knob); the flags below override it"},
+		&ucli.StringFlag{Name: "gpus", Usage: "comma-separated GPU ordinals the engine proves on", DefaultText: "the config's, else 0"},
+		&ucli.IntFlag{Name: "gpu-workers", Usage: "engine workers sharing each GPU's lock", DefaultText: "the config's, else 2"},
+		&ucli.IntFlag{Name: "synthesis-workers", Usage: "partitions synthesised at once", DefaultText: "the config's, else one per core"},
+		&ucli.StringFlag{Name: "memory-budget", Usage: "host memory the engine may use, such as 96GiB", DefaultText: "the config's, else all but 4 GiB"},
 	}
+}
+
+// engineConfig reads --config and applies the engine flags over it.
+func engineConfig(c *ucli.Context) (engine.Config, error) {
+	cfg := engine.DefaultConfig()
+	if path := c.String("config"); path != "" {
+		var err error
+		if cfg, err = engine.LoadConfig(path); err != nil {
+			return cfg, err
+		}
+	}
+	if c.IsSet("params-dir") || cfg.Params.Dir == "" {
+		cfg.Params.Dir = c.String("params-dir")
+	}
+	if c.IsSet("gpus") {
+		devs, err := parseGPUs(c.String("gpus"))
+		if err != nil {
+			return cfg, err
+		}
+		cfg.GPU.Devices = devs
+	}
+	if c.IsSet("gpu-workers") {
+		cfg.GPU.WorkersPerGPU = c.Int("gpu-workers")
+	}
+	if c.IsSet("synthesis-workers") {
+		cfg.Synthesis.Workers = c.Int("synthesis-workers")
+	}
+	if c.IsSet("memory-budget") {
+		if err := cfg.Memory.Budget.UnmarshalText([]byte(c.String("memory-budget"))); err != nil {
+			return cfg, fmt.Errorf("--memory-budget: %w", err)
+		}
+	}
+	if c.IsSet("queue") {
+		cfg.Queue.MaxQueued = c.Int("queue")
+	}
+	return cfg, nil
+}
+
+// parseGPUs parses "0,1,3".
+func parseGPUs(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("--gpus %q: want comma-separated device ordinals such as 0,1", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func pluginCommand() *ucli.Command {
@@ -63,14 +123,37 @@ func pluginAction(c *ucli.Context) error {
 			gpus = append(gpus, plugin.GPU{Ordinal: d.Ordinal, Name: d.Name, Memory: d.Memory})
 		}
 	}
-	svc := plugin.NewLocalService(plugin.LocalConfig{
+	lc := plugin.LocalConfig{
 		ParamsDir: c.String("params-dir"),
 		Backend:   be,
 		Slots:     c.Int("slots"),
 		QueueSize: c.Int("queue"),
 		GPUs:      gpus,
 		Logger:    log,
-	})
+	}
+	var svc *plugin.LocalService
+	if c.Bool("engine") {
+		cfg, err := engineConfig(c)
+		if err != nil {
+			return usageError(err)
+		}
+		gb, err := gpuBackend(c.String("backend"), 0)
+		if err != nil {
+			return usageError(err)
+		}
+		e, err := engine.New(cfg, &engine.C2{ParamsDir: cfg.Params.Dir, GPU: gb},
+			engine.WithLogger(slog.New(plugin.SlogHandler(log.Named("engine")))), engine.WithTimelineMemory(20000))
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		if !c.IsSet("slots") {
+			lc.Slots = 0 // the engine's queue limit
+		}
+		svc = plugin.NewEngineService(e, lc)
+	} else {
+		svc = plugin.NewLocalService(lc)
+	}
 	if err := restore(); err != nil {
 		return err
 	}

@@ -152,9 +152,8 @@ func launchProver(c *ucli.Context, log hclog.Logger) (*plugin.Client, error) {
 		return nil, err
 	}
 	return plugin.Launch(c.Context, plugin.Config{
-		Path: exe,
-		Args: []string{"plugin", "--params-dir", c.String("params-dir"), "--slots", fmt.Sprint(c.Int("slots")),
-			"--queue", fmt.Sprint(c.Int("queue")), "--backend", c.String("backend"), "--log-level", c.String("log-level")},
+		Path:     exe,
+		Args:     pluginArgs(c),
 		Checksum: sum,
 		Logger:   log,
 	})
@@ -216,4 +215,18 @@ func removeIfSame(path, content string) {
 	if b, err := os.ReadFile(path); err == nil && string(b) == content {
 		os.Remove(path)
 	}
+}
+
+// pluginArgs passes the prover flags of c on to `filc2 plugin`: the proving
+// settings always, the engine's only when set (so the plugin's --config and
+// defaults apply otherwise).
+func pluginArgs(c *ucli.Context) []string {
+	args := []string{"plugin", "--params-dir", c.String("params-dir"), "--queue", fmt.Sprint(c.Int("queue")),
+		"--backend", c.String("backend"), "--log-level", c.String("log-level"), "--engine=" + fmt.Sprint(c.Bool("engine"))}
+	for _, name := range []string{"slots", "config", "gpus", "gpu-workers", "synthesis-workers", "memory-budget"} {
+		if c.IsSet(name) {
+			args = append(args, "--"+name, c.String(name))
+		}
+	}
+	return args
 }

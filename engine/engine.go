@@ -18,17 +18,18 @@ import (
 // Engine runs SealCommit2 jobs over the configured GPUs. Its methods are safe
 // for concurrent use. Close it to stop its workers and free its circuits.
 type Engine struct {
-	cfg     Config // resolved
-	backend Backend
-	log     *slog.Logger
-	tl      *timeline
-	tlFile  io.Closer // the timeline file the engine opened, if any
-	m       *metrics
-	budget  *budget
-	res     *residency
-	locks   map[int]*gpuLock
-	changed *signal // the scheduler's wake-up: submissions, releases, loads, job ends
-	start   time.Time
+	cfg       Config // resolved
+	backend   Backend
+	synthetic bool // backend is synthetic: its proofs do not verify (see Synthetic)
+	log       *slog.Logger
+	tl        *timeline
+	tlFile    io.Closer // the timeline file the engine opened, if any
+	m         *metrics
+	budget    *budget
+	res       *residency
+	locks     map[int]*gpuLock
+	changed   *signal // the scheduler's wake-up: submissions, releases, loads, job ends
+	start     time.Time
 
 	ctx    context.Context // ends at Close, with cause ErrClosed
 	cancel context.CancelCauseFunc
@@ -52,11 +53,17 @@ type Option func(*options)
 
 type options struct {
 	timeline io.Writer
+	keep     *int
 	log      *slog.Logger
 }
 
 // WithTimeline writes the TIMELINE event log to w (overriding timeline.path).
 func WithTimeline(w io.Writer) Option { return func(o *options) { o.timeline = w } }
+
+// WithTimelineMemory keeps the last n TIMELINE events in memory for
+// TimelineEvents and TimelineSVG (default DefaultTimelineMemory; 0 keeps
+// none). It is independent of the log WithTimeline and timeline.path write.
+func WithTimelineMemory(n int) Option { return func(o *options) { o.keep = &n } }
 
 // WithLogger logs the engine's events to l (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
@@ -79,7 +86,7 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 	if o.log == nil {
 		o.log = slog.Default()
 	}
-	e := &Engine{cfg: cfg, backend: backend, log: o.log, m: newMetrics(), changed: newSignal(),
+	e := &Engine{cfg: cfg, backend: backend, synthetic: isSynthetic(backend), log: o.log, m: newMetrics(), changed: newSignal(),
 		locks: map[int]*gpuLock{}, jobs: map[JobID]*job{}, start: time.Now()}
 	tw := o.timeline
 	if tw == nil && cfg.Timeline.Path != "" {
@@ -89,13 +96,19 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 		}
 		tw, e.tlFile = f, f
 	}
-	e.tl = newTimeline(tw)
+	keep := DefaultTimelineMemory
+	if o.keep != nil {
+		keep = *o.keep
+	}
+	e.tl = newTimeline(tw, keep)
 	e.ctx, e.cancel = context.WithCancelCause(context.Background())
 	e.budget = newBudget(int64(cfg.Memory.Budget), e.changed)
 	e.res = &residency{backend: backend, budget: e.budget, gpus: cfg.GPU.Devices, minIdle: cfg.Memory.EvictIdle,
 		changed: e.changed, ctx: e.ctx, wg: &e.wg, log: e.log, tl: e.tl, m: e.m, circuits: map[uint64]*resident{}}
 	for _, gpu := range cfg.GPU.Devices {
-		e.locks[gpu] = newGPULock(gpu)
+		l := newGPULock(gpu)
+		l.tl = e.tl
+		e.locks[gpu] = l
 	}
 	e.m.register(e)
 	for i := range cfg.Synthesis.Workers {
@@ -112,6 +125,9 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 			go e.gpuWorker(w)
 		}
 	}
+	if e.synthetic {
+		e.log.Warn("synthetic backend: proofs do not verify and no proof bytes are returned", "backend", backend.Name())
+	}
 	e.log.Info("engine started", "backend", backend.Name(), "gpus", cfg.GPU.Devices, "workers_per_gpu", cfg.GPU.WorkersPerGPU,
 		"synthesis_workers", cfg.Synthesis.Workers, "memory_budget", cfg.Memory.Budget)
 	return e, nil
@@ -123,6 +139,11 @@ func (e *Engine) Config() Config {
 	c.GPU.Devices = append([]int(nil), c.GPU.Devices...)
 	return c
 }
+
+// Synthetic reports whether the engine runs on a synthetic backend, whose
+// proofs do not verify (see Synthetic): its jobs succeed with Result.Synthetic
+// set and no proof bytes.
+func (e *Engine) Synthetic() bool { return e.synthetic }
 
 // Registry is the engine's Prometheus registry (serve it with promhttp).
 func (e *Engine) Registry() *prometheus.Registry { return e.m.reg }

@@ -91,6 +91,7 @@ const (
 	StageVerify    Stage = "verify"     // Circuit.Verify (CPU)
 	StageCircuit   Stage = "circuit"    // loading the job's circuit
 	StageJob       Stage = "job"        // the whole job, submission to result
+	StageGPUHeld   Stage = "gpu_held"   // a GPU's lock held: when its kernels ran (TIMELINE only, from the lock's own clock)
 )
 
 // PartitionTiming is where one partition's time went.
@@ -107,6 +108,9 @@ type PartitionTiming struct {
 	GPUTime   time.Duration `json:"gpu_locked_ns"`
 	Finish    time.Duration `json:"gpu_post_ns"`
 	Verify    time.Duration `json:"verify_ns"`
+	// Verified is whether the proof passed Circuit.Verify. Outside synthetic
+	// mode it always did: a proof that does not fails its job.
+	Verified bool `json:"verified"`
 }
 
 // Result is a finished job.
@@ -120,6 +124,13 @@ type Result struct {
 	Started    time.Time         `json:"started"` // first partition dispatched (zero if never)
 	Finished   time.Time         `json:"finished"`
 	Partitions []PartitionTiming `json:"partitions"` // the partitions proved, in partition order
+	// Synthetic is set when the engine ran on a synthetic backend (random C1
+	// and key, for benchmarks): its proofs do not verify, Unverified counts
+	// the partitions whose proof failed Circuit.Verify, and Proof is withheld
+	// unless every partition verified. Outside synthetic mode Unverified is
+	// always 0: a partition that does not verify fails the job.
+	Synthetic  bool `json:"synthetic,omitempty"`
+	Unverified int  `json:"unverified,omitempty"`
 }
 
 // job is one request's state; the engine's mu guards its mutable fields.
@@ -138,20 +149,22 @@ type job struct {
 	cancel context.CancelCauseFunc
 	stop   func() bool // the deadline watcher's AfterFunc
 
-	state     JobState
-	next      int             // next partition to dispatch
-	proved    int             // partitions proved
-	inFlight  int             // partitions holding budget
-	proofs    []groth16.Proof // per partition, until the job succeeds
-	encoded   []byte          // the proof bytes, once it has
-	timings   []PartitionTiming
-	err       error
-	res       *resident // its circuit once resident (a cache: partitions hold the references)
-	submitted time.Time
-	started   time.Time
-	finished  time.Time
-	done      chan struct{} // closed when final
-	heapIndex int
+	state      JobState
+	next       int             // next partition to dispatch
+	proved     int             // partitions proved
+	unverified int             // of those, partitions whose proof did not verify (synthetic mode only)
+	synthetic  bool            // run on a synthetic backend
+	inFlight   int             // partitions holding budget
+	proofs     []groth16.Proof // per partition, until the job succeeds
+	encoded    []byte          // the proof bytes, once it has
+	timings    []PartitionTiming
+	err        error
+	res        *resident // its circuit once resident (a cache: partitions hold the references)
+	submitted  time.Time
+	started    time.Time
+	finished   time.Time
+	done       chan struct{} // closed when final
+	heapIndex  int
 }
 
 // fingerprintOf is what makes two C1 outputs the same request: proof type
@@ -171,13 +184,13 @@ func fingerprintOf(c *c1.Commit1Out) [32]byte {
 // result snapshots the job (callers hold the engine's mu).
 func (j *job) result() Result {
 	r := Result{ID: j.id, ProofType: j.proof.Name, State: j.state, Err: j.err,
-		Submitted: j.submitted, Started: j.started, Finished: j.finished}
+		Submitted: j.submitted, Started: j.started, Finished: j.finished, Synthetic: j.synthetic, Unverified: j.unverified}
 	for _, t := range j.timings {
 		if t.Worker != "" {
 			r.Partitions = append(r.Partitions, t)
 		}
 	}
-	if j.state == JobSucceeded {
+	if j.state == JobSucceeded && j.unverified == 0 && j.encoded != nil {
 		r.Proof = append([]byte(nil), j.encoded...)
 	}
 	return r

@@ -192,20 +192,37 @@ func (e *Engine) nextReady() (*partition, error) {
 	}
 }
 
-// completePartition records a verified proof; the last one finishes the job.
+// completePartition records a proof; the last one finishes the job. The
+// proof has passed Circuit.Verify (p.t.Verified), unless the engine is in
+// synthetic mode: then it is counted as unverified and the job's proof bytes
+// are withheld. Outside synthetic mode an unverified proof fails the job here
+// too, whatever the caller did: the engine hands out no proof that did not
+// verify.
 func (e *Engine) completePartition(p *partition, proof *groth16.Proof) {
+	if !p.t.Verified && !e.synthetic {
+		e.failPartition(p, StageVerify, errors.New("engine: a proof that was not verified reached completion; nothing was returned"))
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	j := p.job
 	outcome := "dropped"
 	if !j.state.Final() {
 		outcome = "proved"
-		j.proofs[p.k] = *proof
+		if p.t.Verified {
+			j.proofs[p.k] = *proof
+		} else {
+			outcome = "unverified"
+			j.unverified++
+			e.totals.PartitionsUnverified++
+		}
 		j.timings[p.k] = p.t
 		j.proved++
 		e.totals.PartitionsProved++
 		if j.proved == j.n {
-			j.encoded = groth16.EncodeProofs(j.proofs)
+			if j.unverified == 0 {
+				j.encoded = groth16.EncodeProofs(j.proofs)
+			}
 			j.proofs = nil
 			e.finishLocked(j, JobSucceeded, nil)
 		}

@@ -9,6 +9,7 @@ import (
 // Status is a snapshot of the engine.
 type Status struct {
 	Backend   string          `json:"backend"`
+	Synthetic bool            `json:"synthetic,omitempty"` // a synthetic backend: proofs do not verify
 	Uptime    time.Duration   `json:"uptime_ns"`
 	Queued    int             `json:"queued"`    // jobs waiting for their first partition
 	Jobs      []JobStatus     `json:"jobs"`      // queued and running jobs, in the engine's order
@@ -63,13 +64,16 @@ type Totals struct {
 	Expired          int64 `json:"expired"`
 	PartitionsProved int64 `json:"partitions_proved"`
 	PartitionsFailed int64 `json:"partitions_failed"`
+	// PartitionsUnverified counts the partitions proved whose proof did not
+	// verify: always 0 outside synthetic mode (see Result.Synthetic).
+	PartitionsUnverified int64 `json:"partitions_unverified,omitempty"`
 }
 
 // Status returns a snapshot of the engine.
 func (e *Engine) Status() Status {
 	e.mu.Lock()
 	e.forgetLocked()
-	s := Status{Backend: e.backend.Name(), Uptime: time.Since(e.start), Queued: e.queued, GPUQueue: e.ready.Len(), Totals: e.totals}
+	s := Status{Backend: e.backend.Name(), Synthetic: e.synthetic, Uptime: time.Since(e.start), Queued: e.queued, GPUQueue: e.ready.Len(), Totals: e.totals}
 	var live []*job
 	for _, j := range e.jobs {
 		if !j.state.Final() {

@@ -145,7 +145,8 @@ func (e *Engine) newJobLocked(id JobID, p abi.SealProof, c *c1.Commit1Out, fp [3
 	e.seq++
 	j := &job{id: id, seq: e.seq, prio: req.Priority, proof: p, c1: c, fingerprint: fp, n: p.Partitions,
 		circuitEst: est, state: JobQueued, proofs: make([]groth16.Proof, p.Partitions),
-		timings: make([]PartitionTiming, p.Partitions), submitted: now, done: make(chan struct{}), heapIndex: -1}
+		timings: make([]PartitionTiming, p.Partitions), submitted: now, done: make(chan struct{}), heapIndex: -1,
+		synthetic: e.synthetic}
 	j.deadline = req.Deadline
 	if j.deadline.IsZero() && e.cfg.Queue.DefaultTimeout > 0 {
 		j.deadline = now.Add(e.cfg.Queue.DefaultTimeout)

@@ -42,6 +42,26 @@ func (w WholeProof) LoadProver(ctx context.Context, gpu int, pk *groth16.Proving
 	return &wholeProver{be: be, srs: srs}, nil
 }
 
+// LoadSyntheticProver implements SyntheticLoader: a synthetic key made on
+// the host (groth16.SyntheticKey, so only for circuits of up to
+// groth16.MaxSyntheticKeyPoints points: 2KiB, 8MiB, 512MiB) loaded with the
+// backend's LoadSRS.
+func (w WholeProof) LoadSyntheticProver(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (PartitionProver, error) {
+	be, err := w.ForGPU(gpu)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: %w", gpu, err)
+	}
+	pk, err := groth16.SyntheticKey(ctx, c, seed, 0)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: synthetic key: %w", gpu, err)
+	}
+	srs, err := be.LoadSRS(ctx, pk, c)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: %s backend: %w", gpu, be.Name(), err)
+	}
+	return &wholeProver{be: be, srs: srs}, nil
+}
+
 // WorkingBytes implements GPUBackend: what the CPU prover allocates beside
 // the witness (a, b, c over the domain and the compacted A and B scalars).
 func (w WholeProof) WorkingBytes(c *r1cs.Circuit) int64 {
@@ -93,11 +113,35 @@ func (p *wholeProver) Close() error { return p.srs.Close() }
 // Staged is a GPUBackend whose provers split their work into the three stages
 // themselves (the CUDA backend's ffi.Prover): Load makes one circuit's key
 // resident on a GPU, Working is the host memory a partition's stages need
-// beyond its witness.
+// beyond its witness. LoadSynthetic, if set, makes a synthetic key of a
+// circuit's lengths directly on the GPU (ffi.LoadSyntheticProver), for the
+// Synthetic backend.
 type Staged struct {
-	Label   string
-	Load    func(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (PartitionProver, error)
-	Working func(c *r1cs.Circuit) int64
+	Label         string
+	Load          func(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (PartitionProver, error)
+	Working       func(c *r1cs.Circuit) int64
+	LoadSynthetic func(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (PartitionProver, error)
+}
+
+// SyntheticLoader is implemented by GPU backends that can make a synthetic
+// key resident on a GPU: distinct valid points with the lengths circuit c
+// needs, drawn from seed, no setup. Proofs made with it verify under no key;
+// the Synthetic backend uses it to run every stage at full size where no
+// parameters exist.
+type SyntheticLoader interface {
+	LoadSyntheticProver(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (PartitionProver, error)
+}
+
+// LoadSyntheticProver implements SyntheticLoader with LoadSynthetic.
+func (s Staged) LoadSyntheticProver(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (PartitionProver, error) {
+	if s.LoadSynthetic == nil {
+		return nil, fmt.Errorf("GPU %d: the %s backend makes no synthetic keys", gpu, s.Label)
+	}
+	p, err := s.LoadSynthetic(ctx, gpu, c, seed)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: %s backend: synthetic key: %w", gpu, s.Label, err)
+	}
+	return p, nil
 }
 
 // Name implements GPUBackend.
@@ -112,5 +156,10 @@ func (s Staged) LoadProver(ctx context.Context, gpu int, pk *groth16.ProvingKey,
 	return p, nil
 }
 
-// WorkingBytes implements GPUBackend with Working.
-func (s Staged) WorkingBytes(c *r1cs.Circuit) int64 { return s.Working(c) }
+// WorkingBytes implements GPUBackend with Working (0 if it is not set).
+func (s Staged) WorkingBytes(c *r1cs.Circuit) int64 {
+	if s.Working == nil {
+		return 0
+	}
+	return s.Working(c)
+}

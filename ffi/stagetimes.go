@@ -31,10 +31,33 @@ func (t StageTimes) GPU() time.Duration {
 // Total is the sum of the stages.
 func (t StageTimes) Total() time.Duration { return t.ABC + t.Upload + t.GPU() + t.Finish }
 
-// HostWorkingBytes is the host memory one partition's stages hold beyond the witness:
-// a, b and c over the domain and the compacted A and B scalars.
+// HostWorkingBytes is the host memory one partition's stages hold beyond the witness.
+// With the circuit's matrices resident on the device (DeviceBytesNeeded fits the
+// device), nothing: SpMV runs there. Otherwise the host SpMV's a, b and c over the
+// domain and the compacted A and B scalars.
 func HostWorkingBytes(c *r1cs.Circuit) int64 {
+	if devs, err := Devices(); err == nil && len(devs) > 0 && DeviceBytesNeeded(c) <= devs[0].Memory {
+		return 0
+	}
 	s := groth16.ShapeOf(c.Stats())
 	n := 3*int64(s.Domain) + int64(s.NumInputs+s.AAux) + int64(s.BInput+s.BAux)
 	return n * fr.Bytes
+}
+
+// DeviceBytesNeeded estimates the device memory of one circuit's prover with its matrices
+// resident: the key, the matrices, the NTT tables, the kernel section's vectors and two
+// witnesses (two workers per GPU), plus a quarter for the MSM scratch.
+func DeviceBytesNeeded(c *r1cs.Circuit) uint64 {
+	s := groth16.ShapeOf(c.Stats())
+	l := s.Lengths()
+	key := uint64(l[0]+l[1]+l[2]+l[3])*96 + uint64(l[4])*192
+	var nnz uint64
+	for _, m := range c.Matrices() {
+		nnz += uint64(m.NNZ())
+	}
+	mats := nnz*8 + uint64(c.NumConstraints+1)*12
+	work := uint64(3*s.Domain+s.NumInputs+s.AAux+s.BInput+s.BAux) * fr.Bytes
+	wit := 2 * uint64(s.NumInputs+s.NumAux) * fr.Bytes
+	tables := uint64(s.Domain) * 16
+	return (key + mats + work + wit + tables) * 5 / 4
 }

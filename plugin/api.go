@@ -7,6 +7,7 @@ import (
 
 	"github.com/filecoin-project/go-state-types/abi"
 
+	"github.com/filc2/filc2/engine"
 	"github.com/filc2/filc2/proofs/c2"
 )
 
@@ -182,6 +183,9 @@ type Status struct {
 	Queued        []JobInfo // in the order they will run
 	Running       []JobInfo
 	Totals        Totals
+	// Engine is the proving engine's own status (pipeline, per-GPU workers
+	// and lock accounting, memory budget) when the prover runs one.
+	Engine *engine.Status `json:",omitempty"`
 }
 
 // VersionInfo is the answer of Version.

@@ -47,6 +47,9 @@ type LocalConfig struct {
 	// with c2.Prover.Prove, which verifies every partition, and verifies the
 	// encoded proof bytes with c2.VerifyC1Proof before returning them.
 	Prove ProveFunc
+	// Describe, when not nil, completes each Status snapshot (the engine
+	// service reports its circuits, GPUs and pipeline there).
+	Describe func(st *Status)
 }
 
 // LocalService is an in-process Service: a bounded priority queue and one
@@ -233,6 +236,9 @@ func (s *LocalService) Status(ctx context.Context) (Status, error) {
 	sort.Slice(running, func(a, b int) bool { return running[a].started.Before(running[b].started) })
 	for _, j := range running {
 		st.Running = append(st.Running, j.info())
+	}
+	if s.cfg.Describe != nil {
+		s.cfg.Describe(&st)
 	}
 	return st, nil
 }

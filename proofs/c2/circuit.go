@@ -13,11 +13,13 @@ import (
 	"github.com/filc2/filc2/proofs/r1cs"
 )
 
-// RecordCircuit synthesises p's circuit in record mode (CSR matrices and densities).
-func RecordCircuit(ctx context.Context, p abi.SealProof) (*r1cs.Circuit, error) {
+// RecordCircuit synthesises p's circuit in record mode (CSR matrices and
+// densities). opts go to porep.Synthesize (porep.WithProgress reports the
+// challenges recorded: the 32GiB circuit takes minutes).
+func RecordCircuit(ctx context.Context, p abi.SealProof, opts ...porep.SynthOption) (*r1cs.Circuit, error) {
 	shape := porep.ShapeOf(p)
 	cs := r1cs.New(r1cs.Record)
-	if err := porep.Synthesize(cs, shape, shape.Blank()); err != nil {
+	if err := porep.Synthesize(cs, shape, shape.Blank(), opts...); err != nil {
 		return nil, err
 	}
 	if err := cs.Finish(); err != nil {
@@ -32,11 +34,12 @@ func RecordCircuit(ctx context.Context, p abi.SealProof) (*r1cs.Circuit, error) 
 // LoadCircuit reads the recorded circuit at path, recording and writing it
 // there first when the file does not exist. The circuit's counts are checked
 // against a count-mode synthesis, so a PCE file from another filc2 is refused.
-func LoadCircuit(ctx context.Context, p abi.SealProof, path string) (*r1cs.Circuit, error) {
+// opts go to RecordCircuit when it records.
+func LoadCircuit(ctx context.Context, p abi.SealProof, path string, opts ...porep.SynthOption) (*r1cs.Circuit, error) {
 	c, err := r1cs.ReadPCE(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if c, err = RecordCircuit(ctx, p); err != nil {
+		if c, err = RecordCircuit(ctx, p, opts...); err != nil {
 			return nil, err
 		}
 		if err := r1cs.WritePCE(path, c); err != nil {

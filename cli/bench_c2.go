@@ -1,0 +1,679 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/ffi"
+	"github.com/filc2/filc2/internal/atomicfile"
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/c2"
+	"github.com/filc2/filc2/proofs/paramcache"
+	"github.com/filc2/filc2/proofs/porep"
+)
+
+// filc2 bench c2: whole SealCommit2 proofs through the engine, as a server runs them.
+
+const syntheticNote = "synthetic: proofs do not verify"
+
+func benchC2Command() *ucli.Command {
+	return &ucli.Command{
+		Name:  "c2",
+		Usage: "run SealCommit2 proofs through the proving engine: throughput, latency, per-stage times, GPU utilisation",
+		UsageText: "filc2 bench c2 --registered-proof NAME [--jobs N] [--concurrency C] [--gpu-workers W] [--synthesis-workers S]\n" +
+			"               [--backend auto|cpu|cuda] [--gpus LIST] [--params DIR] [--c1 FILE] [--synthetic [--seed N]]\n" +
+			"               [--memory-budget SIZE] [--timeline FILE.svg] [--timeline-log FILE.jsonl] [--json]",
+		Description: "Proves --jobs sectors through the engine that `filc2 serve` runs (synthesis workers feeding --gpu-workers\n" +
+			"workers per GPU under the GPU interlock, the memory budget as backpressure), keeping --concurrency jobs\n" +
+			"in flight, and prints one report (JSON with --json; progress goes to stderr):\n" +
+			"  load         the circuit and the keys on every GPU, loaded before the first job (not counted below)\n" +
+			"  throughput   steady state: (last proof's finish − first proof's finish) / (jobs − 1), so the first\n" +
+			"               proof's warm-up (pipeline fill, first allocations) is excluded; and overall, first\n" +
+			"               submission to last finish over all jobs\n" +
+			"  latency      per job, submission to proof: median and max\n" +
+			"  stages       per partition, median and max: queue, synthesis, GPU queue, prover wait, gpu_pre\n" +
+			"               (prepare: SpMV and upload), lock_wait, gpu_locked (the kernels), gpu_post (finish), verify\n" +
+			"  GPU          per GPU, the time its lock was held (the interlock's own accounting) over the wall time,\n" +
+			"               in the steady state and overall\n" +
+			"Every partition is verified by the engine before its job succeeds; a job that fails fails the bench.\n" +
+			"\n" +
+			"C1 outputs: --c1 FILE (every job proves it, under its own job id), else a sector sealed here (2KiB, 8MiB\n" +
+			"and 512MiB; 512MiB takes minutes), reused the same way. Parameters: the .params and .vk in --params\n" +
+			"(`filc2 setup` makes test ones, `filc2 params fetch` downloads the official ones).\n" +
+			"\n" +
+			"--synthetic needs neither (for 32GiB, whose C1 and 45 GB of parameters are rarely at hand): every job\n" +
+			"gets a structurally valid random C1 of the proof type (a distinct sector per job, from --seed; with\n" +
+			"--c1, that file), the real circuit is recorded once and cached in --params (at 32GiB: a minute or two,\n" +
+			"about 17 GB of memory and a 7.4 GB file; later runs read the file), and\n" +
+			"the key is a synthetic one with the circuit's exact lengths, made on the GPU with --backend cuda (on the\n" +
+			"host with --backend cpu, which only works up to 512MiB). Every stage runs at full size, but the proofs\n" +
+			"do not verify; the report says so and the command still exits 0.\n" +
+			"\n" +
+			"--timeline FILE.svg draws the run as a Gantt chart: a row per synthesis and GPU worker with a bar per\n" +
+			"partition stage, and per GPU a track of when its kernels ran. --timeline-log writes the engine's\n" +
+			"TIMELINE events as JSON lines.\n" +
+			"\n" +
+			"Examples:\n" +
+			"  filc2 bench c2 -p StackedDrg2KiBV1_1 --backend cpu --jobs 2 --params DIR\n" +
+			"  filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --jobs 6 --concurrency 3 --params /data/pce --timeline t.svg\n" +
+			"  filc2 bench c2 --c1 c1-32g.json --backend cuda --jobs 10 --concurrency 3 --synthesis-workers 10 --json",
+		Flags: []ucli.Flag{
+			registeredProofFlag(false),
+			&ucli.IntFlag{Name: "jobs", Usage: "proofs to run (the first is the warm-up)", Value: 4},
+			&ucli.IntFlag{Name: "concurrency", Usage: "jobs in flight at once", Value: 2},
+			&ucli.IntFlag{Name: "gpu-workers", Usage: "workers per GPU sharing its lock (the interlock)", Value: 2},
+			&ucli.IntFlag{Name: "synthesis-workers", Usage: "partitions synthesised at once (0: one per core)", Value: 0},
+			&ucli.StringFlag{Name: "backend", Usage: "auto, cpu or cuda", Value: "auto"},
+			&ucli.StringFlag{Name: "gpus", Usage: "comma-separated device ordinals (default: every CUDA device; 0 for the cpu backend)"},
+			&ucli.StringFlag{Name: "params", Usage: "parameter directory (.params, .vk, recorded circuits)", Value: paramcache.DefaultDir,
+				EnvVars: []string{paramcache.EnvDir}},
+			&ucli.StringFlag{Name: "c1", Usage: "C1 output file every job proves (default: seal a sector here, or synthetic ones)"},
+			&ucli.BoolFlag{Name: "synthetic", Usage: "random C1 outputs and a synthetic key: every stage at full size, proofs that do not verify"},
+			&ucli.Uint64Flag{Name: "seed", Usage: "seed of the synthetic C1 outputs and key", Value: 1},
+			&ucli.StringFlag{Name: "memory-budget", Usage: "host memory budget, such as 100GiB (default: the machine's memory less 4GiB)"},
+			&ucli.StringFlag{Name: "timeline", Usage: "write a Gantt chart of the run to `FILE.svg`"},
+			&ucli.StringFlag{Name: "timeline-log", Usage: "write the engine's TIMELINE events (JSON lines) to `FILE`"},
+			&ucli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		OnUsageError: onUsageError,
+		Action:       benchC2Action,
+	}
+}
+
+// benchC2Plan is what the flags ask for.
+type benchC2Plan struct {
+	Proof       abi.SealProof
+	Jobs        int
+	Concurrency int
+	GPUWorkers  int
+	SynthWorker int
+	Backend     string
+	GPUs        []int // nil: the backend's default
+	Params      string
+	C1File      string
+	Synthetic   bool
+	Seed        uint64
+	Budget      engine.ByteSize
+	SVG         string
+	Log         string
+}
+
+func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
+	pl := benchC2Plan{Jobs: c.Int("jobs"), Concurrency: c.Int("concurrency"), GPUWorkers: c.Int("gpu-workers"),
+		SynthWorker: c.Int("synthesis-workers"), Backend: c.String("backend"), Params: c.String("params"),
+		C1File: c.String("c1"), Synthetic: c.Bool("synthetic"), Seed: c.Uint64("seed"), SVG: c.String("timeline"),
+		Log: c.String("timeline-log")}
+	switch {
+	case pl.Jobs < 1:
+		return pl, fmt.Errorf("--jobs %d: want at least 1 (2 or more for a steady-state throughput)", pl.Jobs)
+	case pl.Concurrency < 1:
+		return pl, fmt.Errorf("--concurrency %d: want at least 1", pl.Concurrency)
+	case pl.GPUWorkers < 1:
+		return pl, fmt.Errorf("--gpu-workers %d: want at least 1 (2 overlaps one worker's CPU stages with the other's kernels)", pl.GPUWorkers)
+	case pl.SynthWorker < 0:
+		return pl, fmt.Errorf("--synthesis-workers %d: want 0 (one per core) or more", pl.SynthWorker)
+	case pl.Backend != "auto" && pl.Backend != "cpu" && pl.Backend != "cuda":
+		return pl, fmt.Errorf("--backend %q: want auto, cpu or cuda", pl.Backend)
+	case pl.Params == "":
+		return pl, errors.New("--params is empty: give the parameter directory")
+	case !c.IsSet("registered-proof") && pl.C1File == "":
+		return pl, errors.New("--registered-proof is required (or --c1 FILE, whose proof type is used)")
+	case pl.SVG != "" && pl.SVG == pl.Log:
+		return pl, errors.New("--timeline and --timeline-log name the same file")
+	}
+	pl.Concurrency = min(pl.Concurrency, pl.Jobs)
+	if c.IsSet("registered-proof") {
+		p, err := parseProof(c)
+		if err != nil {
+			return pl, err
+		}
+		pl.Proof = p
+	}
+	if s := c.String("gpus"); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			d, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || d < 0 || slices.Contains(pl.GPUs, d) {
+				return pl, fmt.Errorf("--gpus %q: want distinct device ordinals ≥ 0, such as 0,1", s)
+			}
+			pl.GPUs = append(pl.GPUs, d)
+		}
+	}
+	if s := c.String("memory-budget"); s != "" {
+		if err := pl.Budget.UnmarshalText([]byte(s)); err != nil {
+			return pl, fmt.Errorf("--memory-budget: %w", err)
+		}
+	}
+	return pl, nil
+}
+
+func benchC2Action(c *ucli.Context) error {
+	if c.Args().Present() {
+		return usageErrorf("unexpected arguments %q (see %s --help)", c.Args().Slice(), c.Command.HelpName)
+	}
+	pl, err := parseBenchC2Flags(c)
+	if err != nil {
+		return usageError(err)
+	}
+	rep, err := runBenchC2(c.Context, pl, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printBenchC2(c.App.Writer, rep)
+	return nil
+}
+
+// benchC2Report is the result of a run, as --json prints it. Durations are
+// nanoseconds.
+type benchC2Report struct {
+	ProofType        string `json:"registered_proof"`
+	Backend          string `json:"backend"`
+	Synthetic        bool   `json:"synthetic"`
+	Verified         bool   `json:"verified"` // every partition of every proof verified
+	Note             string `json:"note,omitempty"`
+	C1               string `json:"c1"` // where the C1 outputs came from
+	Params           string `json:"params"`
+	Jobs             int    `json:"jobs"`
+	Concurrency      int    `json:"concurrency"`
+	GPUs             []int  `json:"gpus"`
+	GPUWorkers       int    `json:"gpu_workers_per_gpu"`
+	SynthesisWorkers int    `json:"synthesis_workers"`
+	Partitions       int    `json:"partitions_per_proof"`
+
+	Load        time.Duration   `json:"load_ns"` // circuit and keys, before the first job
+	CircuitLoad time.Duration   `json:"circuit_load_ns"`
+	ProverLoads []time.Duration `json:"key_load_ns"` // per GPU, in GPUs' order
+
+	Wall         time.Duration `json:"wall_ns"`        // first submission to last proof
+	FirstProof   time.Duration `json:"first_proof_ns"` // first submission to first proof: the warm-up
+	Steady       time.Duration `json:"steady_state_per_proof_ns,omitempty"`
+	SteadyProofs int           `json:"steady_state_proofs"` // proofs the steady state is measured over (jobs − 1)
+	Overall      time.Duration `json:"overall_per_proof_ns"`
+
+	LatencyMedian time.Duration `json:"latency_median_ns"`
+	LatencyMax    time.Duration `json:"latency_max_ns"`
+
+	Stages     []benchStage   `json:"stages"`
+	GPUUse     []benchGPUUse  `json:"gpu_utilisation"`
+	Unverified int            `json:"unverified_partitions"`
+	Proofs     []benchC2Proof `json:"proofs"`
+	Timeline   string         `json:"timeline_svg,omitempty"`
+}
+
+// benchStage is one stage's per-partition statistics.
+type benchStage struct {
+	Stage  string        `json:"stage"`
+	What   string        `json:"what"`
+	Median time.Duration `json:"median_ns"`
+	Max    time.Duration `json:"max_ns"`
+	Count  int           `json:"partitions"`
+}
+
+// benchGPUUse is one GPU's kernel time, from its lock's accounting.
+type benchGPUUse struct {
+	Device       int           `json:"device"`
+	Busy         time.Duration `json:"busy_ns"` // lock held, over the whole run
+	Acquisitions int64         `json:"kernel_sections"`
+	Steady       float64       `json:"steady_state"` // busy ÷ wall between the first and the last proof
+	Overall      float64       `json:"overall"`      // busy ÷ wall, first submission to last proof
+}
+
+// benchC2Proof is one job.
+type benchC2Proof struct {
+	ID         string        `json:"id"`
+	Submitted  time.Duration `json:"submitted_ns"` // since the first submission
+	Finished   time.Duration `json:"finished_ns"`
+	Latency    time.Duration `json:"latency_ns"`
+	Unverified int           `json:"unverified_partitions"`
+}
+
+// benchStages are the per-partition stages the report lists, in pipeline order.
+var benchStages = []struct {
+	stage engine.Stage
+	what  string
+	get   func(*engine.PartitionTiming) time.Duration
+}{
+	{engine.StageQueue, "job submitted → synthesis starts", func(t *engine.PartitionTiming) time.Duration { return t.Queue }},
+	{engine.StageSynthesis, "witness synthesis (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Synthesis }},
+	{engine.StageGPUQueue, "witness waits for a GPU worker", func(t *engine.PartitionTiming) time.Duration { return t.GPUQueue }},
+	{engine.StageLoad, "waiting for the GPU's prover", func(t *engine.PartitionTiming) time.Duration { return t.Load }},
+	{engine.StagePrepare, "prepare: SpMV, scalars, upload (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Prepare }},
+	{engine.StageLockWait, "waiting for the GPU lock", func(t *engine.PartitionTiming) time.Duration { return t.LockWait }},
+	{engine.StageGPU, "GPU kernels (lock held)", func(t *engine.PartitionTiming) time.Duration { return t.GPUTime }},
+	{engine.StageFinish, "finish: proof assembly (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Finish }},
+	{engine.StageVerify, "verify against the vk (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Verify }},
+}
+
+// runBenchC2 runs the plan and reports on it; progress goes to log.
+func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Report, error) {
+	say := func(format string, args ...any) { fmt.Fprintf(log, "bench: "+format+"\n", args...) }
+	var fileC1 *c1.Commit1Out
+	if pl.C1File != "" {
+		out, _, err := readC1(pl.C1File)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		p, err := out.ProofType()
+		if err != nil {
+			return nil, usageError(fmt.Errorf("%s: %w", pl.C1File, err))
+		}
+		if pl.Proof.Name != "" && pl.Proof.Name != p.Name {
+			return nil, usageErrorf("--registered-proof %s, but %s is a %s C1 output", pl.Proof.Name, pl.C1File, p.Name)
+		}
+		pl.Proof, fileC1 = p, out
+	}
+	p := pl.Proof
+	if !pl.Synthetic {
+		f := c2.FilesIn(pl.Params, p)
+		for _, path := range []string{f.Params, f.VK} {
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("bench c2: no %s parameters in %s (%w): run `filc2 setup -p %s --out %s` for test parameters "+
+					"or `filc2 params fetch -p %s --dir %s` for the official ones, or measure with --synthetic",
+					p.Name, pl.Params, err, p.Name, pl.Params, p.Name, pl.Params)
+			}
+		}
+	}
+	gb, err := gpuBackend(pl.Backend, 0)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	if _, host := gb.(engine.WholeProof); host && pl.Synthetic && p.Nodes > porep.MaxSealNodes {
+		return nil, usageErrorf("--synthetic on the %s backend makes the key on the host, which is feasible up to 512MiB; "+
+			"%s needs --backend cuda (the key is then made on the GPU)", gb.Name(), p.Name)
+	}
+	gpus := pl.GPUs
+	if gpus == nil {
+		gpus = []int{0}
+		if gb.Name() == "cuda" {
+			devs, err := ffi.Devices()
+			if err != nil {
+				return nil, fmt.Errorf("bench c2: listing CUDA devices: %w", err)
+			}
+			gpus = gpus[:0]
+			for _, d := range devs {
+				gpus = append(gpus, d.Ordinal)
+			}
+		}
+	}
+
+	// The C1 output of each job.
+	c1For := func(i int) (*c1.Commit1Out, error) { return fileC1, nil }
+	source := pl.C1File
+	switch {
+	case fileC1 != nil:
+	case pl.Synthetic:
+		source = fmt.Sprintf("synthetic (porep.SyntheticC1, seeds %d…%d)", pl.Seed, pl.Seed+uint64(pl.Jobs)-1)
+		c1For = func(i int) (*c1.Commit1Out, error) { return porep.SyntheticC1(p, pl.Seed+uint64(i)) }
+	default:
+		if p.Nodes > porep.MaxSealNodes {
+			return nil, usageErrorf("cannot seal a %s sector here (this sealer stops at 512MiB): pass --c1 FILE or --synthetic", p.Name)
+		}
+		say("sealing a %s sector", p.Name)
+		t0 := time.Now()
+		sealed, err := benchSeal(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		say("sealed in %v", time.Since(t0).Round(time.Millisecond))
+		source = "sealed here (one sector, proved by every job)"
+		c1For = func(int) (*c1.Commit1Out, error) { return sealed, nil }
+	}
+
+	// The engine.
+	cfg := engine.DefaultConfig()
+	cfg.GPU.Devices = gpus
+	cfg.GPU.WorkersPerGPU = pl.GPUWorkers
+	cfg.Synthesis.Workers = pl.SynthWorker
+	cfg.Params.Dir = pl.Params
+	cfg.Memory.Budget = pl.Budget
+	cfg.Queue.MaxQueued = max(cfg.Queue.MaxQueued, pl.Jobs)
+	var be engine.Backend = &engine.C2{ParamsDir: pl.Params, GPU: gb}
+	prog := newProgress()
+	if pl.Synthetic {
+		be = &engine.Synthetic{GPU: gb, PCEDir: pl.Params, Seed: pl.Seed, Progress: prog.Update}
+	}
+	opts := []engine.Option{
+		engine.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))),
+		engine.WithTimelineMemory(max(engine.DefaultTimelineMemory, pl.Jobs*p.Partitions*32+1024)),
+	}
+	if pl.Log != "" {
+		lf, err := os.Create(pl.Log)
+		if err != nil {
+			return nil, fmt.Errorf("bench c2: --timeline-log: %w", err)
+		}
+		defer lf.Close()
+		opts = append(opts, engine.WithTimeline(lf))
+	}
+	e, err := engine.New(cfg, be, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("bench c2: %w", err)
+	}
+	defer e.Close()
+	cfg = e.Config()
+
+	rep := &benchC2Report{ProofType: p.Name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Params: pl.Params,
+		Jobs: pl.Jobs, Concurrency: pl.Concurrency, GPUs: cfg.GPU.Devices, GPUWorkers: cfg.GPU.WorkersPerGPU,
+		SynthesisWorkers: cfg.Synthesis.Workers, Partitions: p.Partitions}
+	say("%s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers, memory budget %.1f GiB",
+		p.Name, be.Name(), plural(pl.Jobs, "job"), pl.Concurrency, cfg.GPU.Devices, cfg.GPU.WorkersPerGPU, cfg.Synthesis.Workers,
+		float64(cfg.Memory.Budget)/float64(engine.GiB))
+	say("loading the %s circuit and its keys on %d GPU(s)", p.Name, len(cfg.GPU.Devices))
+	t0 := time.Now()
+	err = e.Preload(ctx, p)
+	prog.Done()
+	if err != nil {
+		return nil, fmt.Errorf("bench c2: loading %s: %w", p.Name, err)
+	}
+	rep.Load = time.Since(t0)
+	for _, cs := range e.Status().Circuits {
+		if cs.SectorSize == uint64(p.SectorSize) {
+			rep.CircuitLoad = cs.LoadTime
+			for _, pr := range cs.Provers {
+				rep.ProverLoads = append(rep.ProverLoads, pr.LoadTime)
+			}
+		}
+	}
+	say("loaded in %v", rep.Load.Round(time.Millisecond))
+
+	results, first, last, err := runBenchJobs(ctx, e, pl, c1For, say)
+	if err != nil {
+		return nil, err
+	}
+	summarise(rep, results, first, last)
+	if pl.Synthetic {
+		rep.Note = fmt.Sprintf("%s: random C1 outputs and a synthetic key with the circuit's exact lengths; %d of %d partitions unverified",
+			syntheticNote, rep.Unverified, pl.Jobs*p.Partitions)
+	}
+	if pl.SVG != "" {
+		opts := engine.TimelineSVGOptions{From: first.submitted, To: last.at,
+			Title: fmt.Sprintf("filc2 bench c2: %s on %s, %d proofs, %d in flight", p.Name, be.Name(), pl.Jobs, pl.Concurrency),
+			GPUs:  cfg.GPU.Devices}
+		for _, ws := range first.status.Synthesis {
+			opts.Workers = append(opts.Workers, engine.TimelineWorker{Name: ws.Name, GPU: ws.GPU})
+		}
+		for _, g := range first.status.GPUs {
+			for _, ws := range g.Workers {
+				opts.Workers = append(opts.Workers, engine.TimelineWorker{Name: ws.Name, GPU: ws.GPU})
+			}
+		}
+		if pl.Synthetic {
+			opts.Title += " (" + syntheticNote + ")"
+		}
+		evs := e.TimelineEvents(0)
+		if err := atomicfile.Write(pl.SVG, 0o644, func(w io.Writer) error { return engine.WriteTimelineSVG(w, evs, opts) }); err != nil {
+			return nil, fmt.Errorf("bench c2: --timeline: %w", err)
+		}
+		rep.Timeline = pl.SVG
+		say("timeline written to %s", pl.SVG)
+	}
+	return rep, nil
+}
+
+// benchSeal seals one small sector and returns its C1 output.
+func benchSeal(ctx context.Context, p abi.SealProof) (*c1.Commit1Out, error) {
+	var ticket, seed [32]byte
+	ticket[0], seed[0] = 0xbe, 0xc2
+	sec, err := porep.Seal(ctx, porep.SealInput{Proof: p, ProverID: porep.ProverID(1000), SectorID: 1, Ticket: ticket}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("bench c2: sealing a %s sector: %w", p.Name, err)
+	}
+	out, err := sec.Commit1(seed)
+	if err != nil {
+		return nil, fmt.Errorf("bench c2: C1 of the sealed sector: %w", err)
+	}
+	return out, nil
+}
+
+// benchJob is one finished job.
+type benchJob struct {
+	id        string
+	res       engine.Result
+	submitted time.Time
+	finished  time.Time
+}
+
+// benchMark is a moment of the run with the engine's status then.
+type benchMark struct {
+	at        time.Time
+	submitted time.Time // the first submission
+	status    engine.Status
+}
+
+// runBenchJobs proves pl.Jobs sectors, pl.Concurrency at a time, and
+// returns the jobs in the order they finished, the status at the first
+// proof and at the last. The first failure cancels the rest and is returned.
+func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, c1For func(int) (*c1.Commit1Out, error),
+	say func(string, ...any)) ([]benchJob, benchMark, benchMark, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu      sync.Mutex
+		next    int
+		done    []benchJob
+		first   benchMark
+		start   = time.Now()
+		wg      sync.WaitGroup
+		failure error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if failure == nil {
+			failure = err
+		}
+		mu.Unlock()
+		cancel(err)
+	}
+	for range pl.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= pl.Jobs {
+					return
+				}
+				out, err := c1For(i)
+				if err != nil {
+					fail(fmt.Errorf("bench c2: C1 output of job %d: %w", i+1, err))
+					return
+				}
+				id := fmt.Sprintf("bench-%d", i+1)
+				submitted := time.Now()
+				if _, err := e.Submit(ctx, engine.Request{ID: id, ProofType: pl.Proof, Commit1: out}); err != nil {
+					fail(fmt.Errorf("bench c2: submitting %s: %w", id, err))
+					return
+				}
+				res, err := e.Await(ctx, engine.JobID(id))
+				finished := time.Now()
+				if err == nil && res.Proof == nil && !res.Synthetic {
+					err = errors.New("no proof bytes") // the engine's invariant, checked again
+				}
+				if err != nil {
+					fail(fmt.Errorf("bench c2: job %s: %w", id, err))
+					return
+				}
+				mu.Lock()
+				done = append(done, benchJob{id: id, res: res, submitted: submitted, finished: finished})
+				n := len(done)
+				if n == 1 {
+					first = benchMark{at: finished, submitted: start, status: e.Status()}
+				}
+				mu.Unlock()
+				say("%s: proof %d of %d in %v", id, n, pl.Jobs, finished.Sub(submitted).Round(time.Millisecond))
+			}
+		}()
+	}
+	wg.Wait()
+	if failure != nil {
+		return nil, first, first, failure
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, first, first, err
+	}
+	last := benchMark{at: done[len(done)-1].finished, submitted: start, status: e.Status()}
+	return done, first, last, nil
+}
+
+// summarise fills the report's measurements from the finished jobs.
+func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
+	start := first.submitted
+	rep.Wall = last.at.Sub(start)
+	rep.FirstProof = first.at.Sub(start)
+	rep.Overall = rep.Wall / time.Duration(len(jobs))
+	if n := len(jobs) - 1; n > 0 {
+		rep.SteadyProofs = n
+		rep.Steady = last.at.Sub(first.at) / time.Duration(n)
+	}
+	var lat []time.Duration
+	var parts []engine.PartitionTiming
+	verified := true
+	for _, j := range jobs {
+		l := j.finished.Sub(j.submitted)
+		lat = append(lat, l)
+		parts = append(parts, j.res.Partitions...)
+		rep.Unverified += j.res.Unverified
+		verified = verified && j.res.Unverified == 0 && j.res.Proof != nil
+		rep.Proofs = append(rep.Proofs, benchC2Proof{ID: j.id, Submitted: j.submitted.Sub(start), Finished: j.finished.Sub(start),
+			Latency: l, Unverified: j.res.Unverified})
+	}
+	rep.Verified = verified
+	rep.LatencyMedian, rep.LatencyMax = median(lat), slices.Max(lat)
+	for _, s := range benchStages {
+		var ds []time.Duration
+		for i := range parts {
+			ds = append(ds, s.get(&parts[i]))
+		}
+		st := benchStage{Stage: string(s.stage), What: s.what, Count: len(ds)}
+		if len(ds) > 0 {
+			st.Median, st.Max = median(ds), slices.Max(ds)
+		}
+		rep.Stages = append(rep.Stages, st)
+	}
+	busyAt := func(m benchMark, dev int) engine.LockStatus {
+		for _, g := range m.status.GPUs {
+			if g.Device == dev {
+				return g.Lock
+			}
+		}
+		return engine.LockStatus{}
+	}
+	for _, dev := range rep.GPUs {
+		l0, l1 := busyAt(first, dev), busyAt(last, dev)
+		u := benchGPUUse{Device: dev, Busy: l1.Busy, Acquisitions: l1.Acquisitions, Overall: ratio(l1.Busy, rep.Wall)}
+		if rep.SteadyProofs > 0 {
+			u.Steady = ratio(l1.Busy-l0.Busy, last.at.Sub(first.at))
+		}
+		rep.GPUUse = append(rep.GPUUse, u)
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// plural writes "1 proof" or "n proofs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// secs writes a duration in seconds with three significant decimals.
+func secs(d time.Duration) string {
+	switch s := d.Seconds(); {
+	case s >= 100:
+		return fmt.Sprintf("%.1fs", s)
+	case s >= 1:
+		return fmt.Sprintf("%.2fs", s)
+	}
+	return fmt.Sprintf("%.3fs", d.Seconds())
+}
+
+// printBenchC2 writes the report as text.
+func printBenchC2(w io.Writer, r *benchC2Report) {
+	fmt.Fprintf(w, "bench c2: %s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers\n",
+		r.ProofType, r.Backend, plural(r.Jobs, "proof"), r.Concurrency, r.GPUs, r.GPUWorkers, r.SynthesisWorkers)
+	fmt.Fprintf(w, "C1: %s; parameters: %s\n", r.C1, r.Params)
+	if r.Synthetic {
+		fmt.Fprintf(w, "%s (random C1 outputs, synthetic key with the real circuit's lengths; the timings are a real proof's)\n", strings.ToUpper(syntheticNote[:1])+syntheticNote[1:])
+	}
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	keys := make([]string, len(r.ProverLoads))
+	for i, d := range r.ProverLoads {
+		dev := i
+		if i < len(r.GPUs) {
+			dev = r.GPUs[i]
+		}
+		keys[i] = fmt.Sprintf("gpu%d key %s", dev, secs(d))
+	}
+	fmt.Fprintf(tw, "load\t%s\t(circuit %s; %s; before the first job, not counted)\n", secs(r.Load), secs(r.CircuitLoad), strings.Join(keys, ", "))
+	fmt.Fprintf(tw, "first proof\t%s\t(warm-up: submission to the first proof, excluded from the steady state)\n", secs(r.FirstProof))
+	if r.SteadyProofs > 0 {
+		fmt.Fprintf(tw, "throughput\t%s/proof\tsteady state over the last %s ((last finish − first finish) / %d); %s/proof overall (%s in %s)\n",
+			secs(r.Steady), plural(r.SteadyProofs, "proof"), r.SteadyProofs, secs(r.Overall), plural(r.Jobs, "proof"), secs(r.Wall))
+	} else {
+		fmt.Fprintf(tw, "throughput\t%s/proof\toverall, warm-up included: one proof has no steady state (use --jobs 2 or more)\n", secs(r.Overall))
+	}
+	fmt.Fprintf(tw, "latency\t%s\tmedian, %s max (submission to proof)\n", secs(r.LatencyMedian), secs(r.LatencyMax))
+	tw.Flush()
+	fmt.Fprintf(w, "\nper partition (medians of %s):\n", plural(r.Stages[0].Count, "partition"))
+	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintf(tw, "  stage\tmedian\tmax\t\n")
+	for _, s := range r.Stages {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Stage, secs(s.Median), secs(s.Max), s.What)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nGPU kernel utilisation (GPU lock held ÷ wall time):\n")
+	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	for _, g := range r.GPUUse {
+		steady := "—"
+		if r.SteadyProofs > 0 {
+			steady = fmt.Sprintf("%.1f%%", 100*g.Steady)
+		}
+		fmt.Fprintf(tw, "  gpu%d\t%s steady state\t%.1f%% overall\t(%s held in %s)\n", g.Device, steady, 100*g.Overall, secs(g.Busy),
+			plural(int(g.Acquisitions), "kernel section"))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	switch {
+	case r.Synthetic:
+		fmt.Fprintf(w, "%s: %d of %s unverified (expected: the key is synthetic)\n", syntheticNote, r.Unverified, plural(r.Jobs*r.Partitions, "partition"))
+	case r.Verified:
+		fmt.Fprintf(w, "every proof verified: %s, %s\n", plural(r.Jobs, "proof"), plural(r.Jobs*r.Partitions, "partition"))
+	}
+	if r.Timeline != "" {
+		fmt.Fprintf(w, "timeline: %s\n", r.Timeline)
+	}
+}

@@ -1,0 +1,90 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/proofs/c2"
+)
+
+// NewEngineService returns a LocalService whose jobs are proved by e: the
+// service keeps the Prover API's queue, idempotency and job states, and hands
+// every running job to the engine, which pipelines the partitions of all of
+// them over the CPUs and GPUs. cfg.Slots bounds the jobs handed over at once
+// (default: the engine's queue limit, so the engine orders them); cfg.Prove
+// and cfg.Describe are set here. Closing the service does not close e.
+func NewEngineService(e *engine.Engine, cfg LocalConfig) *LocalService {
+	if cfg.Slots <= 0 {
+		cfg.Slots = max(e.Config().Queue.MaxQueued, 1)
+	}
+	cfg.Prove = func(ctx context.Context, req *Request) (Proof, []c2.PartitionTiming, error) {
+		return proveOnEngine(ctx, e, req)
+	}
+	cfg.Describe = func(st *Status) {
+		es := e.Status()
+		st.Backend = strings.TrimPrefix(es.Backend, "c2/")
+		st.Engine = &es
+		st.Circuits = st.Circuits[:0]
+		for _, c := range es.Circuits {
+			if c.State != "ready" {
+				continue
+			}
+			st.Circuits = append(st.Circuits, Circuit{ProofType: c.ProofType, SectorSize: c.SectorSize, LoadNS: c.LoadTime,
+				Loaded: time.Now().Add(-c.Idle)})
+		}
+	}
+	return NewLocalService(cfg)
+}
+
+// proveOnEngine runs one request as an engine job and waits for it; when ctx
+// ends first the engine job is cancelled.
+func proveOnEngine(ctx context.Context, e *engine.Engine, req *Request) (Proof, []c2.PartitionTiming, error) {
+	id, err := e.Submit(ctx, engine.Request{ID: string(req.ID), ProofType: req.Proof, Commit1: req.C1, Priority: engine.Priority(req.Priority)})
+	if err != nil {
+		return nil, nil, engineError(e, req, err)
+	}
+	r, err := e.Await(ctx, id)
+	if ctx.Err() != nil {
+		_ = e.Cancel(id)
+		return nil, nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, nil, engineError(e, req, err)
+	}
+	if r.Synthetic || r.Unverified > 0 {
+		return nil, nil, &InternalError{Msg: "the engine runs a synthetic backend: its proofs do not verify"}
+	}
+	timings := make([]c2.PartitionTiming, len(r.Partitions))
+	for i, t := range r.Partitions {
+		timings[i] = c2.PartitionTiming{Partition: t.Partition, Synthesis: t.Synthesis,
+			Prove: t.Prepare + t.LockWait + t.GPUTime + t.Finish, Verify: t.Verify}
+	}
+	return Proof(r.Proof), timings, nil
+}
+
+// engineError turns an engine error into the Prover API's typed errors.
+func engineError(e *engine.Engine, req *Request, err error) error {
+	var dl *engine.DeadlineError
+	switch {
+	case errors.Is(err, engine.ErrQueueFull):
+		q := e.Status().Queued
+		return &BusyError{Queued: q, Capacity: e.Config().Queue.MaxQueued}
+	case errors.Is(err, engine.ErrIDConflict):
+		return &BadInputError{Field: "ID", Msg: fmt.Sprintf("%s is already used by another C1 output", req.ID)}
+	case errors.Is(err, engine.ErrBadRequest):
+		return &BadInputError{Field: "Commit1Out", Msg: err.Error()}
+	case errors.Is(err, engine.ErrCanceled):
+		return &CancelledError{ID: req.ID}
+	case errors.Is(err, engine.ErrClosed):
+		return &UnavailableError{Msg: "the proving engine shut down"}
+	case errors.Is(err, engine.ErrBudget):
+		return &InternalError{Msg: err.Error()}
+	case errors.As(err, &dl):
+		return &InternalError{Msg: err.Error()}
+	}
+	return &InternalError{Msg: err.Error()}
+}
