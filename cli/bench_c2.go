@@ -213,6 +213,7 @@ type benchC2Report struct {
 	LatencyMax    time.Duration `json:"latency_max_ns"`
 
 	Stages     []benchStage   `json:"stages"`
+	Kernels    []benchStage   `json:"kernels,omitempty"` // the GPU section's split, when the backend reports it
 	GPUUse     []benchGPUUse  `json:"gpu_utilisation"`
 	Unverified int            `json:"unverified_partitions"`
 	Proofs     []benchC2Proof `json:"proofs"`
@@ -571,6 +572,20 @@ func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
 		}
 		rep.Stages = append(rep.Stages, st)
 	}
+	var kernelOrder []string
+	kernels := map[string][]time.Duration{}
+	for i := range parts {
+		for _, k := range parts[i].Kernels {
+			if _, ok := kernels[k.Name]; !ok {
+				kernelOrder = append(kernelOrder, k.Name)
+			}
+			kernels[k.Name] = append(kernels[k.Name], k.Time)
+		}
+	}
+	for _, name := range kernelOrder {
+		ds := kernels[name]
+		rep.Kernels = append(rep.Kernels, benchStage{Stage: name, What: "in the GPU section", Count: len(ds), Median: median(ds), Max: slices.Max(ds)})
+	}
 	busyAt := func(m benchMark, dev int) engine.LockStatus {
 		for _, g := range m.status.GPUs {
 			if g.Device == dev {
@@ -655,6 +670,14 @@ func printBenchC2(w io.Writer, r *benchC2Report) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Stage, secs(s.Median), secs(s.Max), s.What)
 	}
 	tw.Flush()
+	if len(r.Kernels) > 0 {
+		fmt.Fprintf(w, "\nGPU section split (medians of %s):\n", plural(r.Kernels[0].Count, "partition"))
+		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		for _, s := range r.Kernels {
+			fmt.Fprintf(tw, "  %s\t%s\t%s max\t\n", s.Stage, secs(s.Median), secs(s.Max))
+		}
+		tw.Flush()
+	}
 	fmt.Fprintf(w, "\nGPU kernel utilisation (GPU lock held ÷ wall time):\n")
 	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	for _, g := range r.GPUUse {

@@ -147,6 +147,7 @@ func pluginAction(c *ucli.Context) error {
 			return err
 		}
 		defer e.Close()
+		lc.ParamsDir = cfg.Params.Dir
 		if !c.IsSet("slots") {
 			lc.Slots = 0 // the engine's queue limit
 		}

@@ -130,7 +130,7 @@ func (c *Config) Validate() error {
 	case c.GPU.WorkersPerGPU < 1:
 		return fmt.Errorf("config: gpu.workers_per_gpu = %d: want ≥ 1 (2 overlaps one worker's CPU stages with the other's kernels)", c.GPU.WorkersPerGPU)
 	case c.Synthesis.Workers < 0:
-		return fmt.Errorf("config: synthesis.workers = %d: want ≥ 0 (0: one per core)", c.Synthesis.Workers)
+		return fmt.Errorf("config: synthesis.workers = %d: want ≥ 0 (0: one per core less one per GPU)", c.Synthesis.Workers)
 	case c.Memory.Budget < 0 || c.Memory.SafetyMargin < 0:
 		return errors.New("config: memory.budget and memory.safety_margin must be ≥ 0")
 	case c.Memory.EvictIdle < 0:
@@ -156,7 +156,11 @@ func (c Config) resolved() (Config, error) {
 	}
 	c.GPU.Devices = append([]int(nil), c.GPU.Devices...)
 	if c.Synthesis.Workers == 0 {
-		c.Synthesis.Workers = runtime.GOMAXPROCS(0)
+		// One per core, less one per GPU: the thread driving a GPU's kernel section
+		// spins while it waits, and a starved one leaves the GPU idle between launches
+		// (32GiB on the H200: 2.2 s kernel sections with every core synthesising,
+		// 1.7 s with cores to spare).
+		c.Synthesis.Workers = max(runtime.GOMAXPROCS(0)-len(c.GPU.Devices), 1)
 	}
 	if c.Queue.GPUQueueDepth == 0 {
 		c.Queue.GPUQueueDepth = len(c.GPU.Devices) * c.GPU.WorkersPerGPU

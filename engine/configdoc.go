@@ -51,7 +51,8 @@ func WriteExampleConfig(w io.Writer, c Config) error {
 		"the kernel section; one worker's CPU work (staging, bitmaps, finalisation, verification)\n"+
 		"overlaps the other's kernels. 2 keeps the GPU busy; more only add memory.", "workers_per_gpu", strconv.Itoa(c.GPU.WorkersPerGPU))
 	line("[synthesis]")
-	knob("Partitions whose witness is synthesised at once on the CPU (0: one per core). The memory\n"+
+	knob("Partitions whose witness is synthesised at once on the CPU (0: one per core, less one per\n"+
+		"GPU for the thread that drives its kernels). The memory\n"+
 		"budget bounds them too: a worker starts a partition only when its bytes fit.", "workers", strconv.Itoa(c.Synthesis.Workers))
 	line("[memory]")
 	knob("The host-RAM byte budget. Resident circuits (keys and recorded circuits) and every\n"+

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +33,9 @@ func TestOneJobOnTwoGPUs(t *testing.T) {
 	for _, pt := range r.Partitions {
 		if pt.Worker == "" || pt.GPUTime < f.gpuDelay || pt.Queue < 0 {
 			t.Errorf("partition %d timing %+v", pt.Partition, pt)
+		}
+		if want := []KernelTime{{"fake", time.Millisecond}, {fmt.Sprintf("k%d", pt.Partition), time.Duration(pt.Partition)}}; !slices.Equal(pt.Kernels, want) {
+			t.Errorf("partition %d kernel split %+v, want %+v", pt.Partition, pt.Kernels, want)
 		}
 		gpus[pt.GPU] = true
 	}
@@ -663,5 +667,37 @@ func TestCloseEndsJobs(t *testing.T) {
 	}
 	if err := e.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// A Status taken mid-job survives a JSON round trip (it travels over the
+// Prover API), job states included.
+func TestStatusJSONRoundTrip(t *testing.T) {
+	f := newFake()
+	f.gpuDelay = 50 * time.Millisecond
+	e := newTestEngine(t, testConfig(0), f)
+	submit(t, e, "rt", proof2K, PriorityHigh)
+	eventually(t, "the job to run", func() bool {
+		st := e.Status()
+		return len(st.Jobs) == 1 && st.Jobs[0].State == JobRunning
+	})
+	st := e.Status()
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Status
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
+	if len(back.Jobs) != 1 || back.Jobs[0].State != JobRunning || back.Jobs[0].Priority != PriorityHigh || back.Backend != st.Backend {
+		t.Fatalf("round trip: %+v", back)
+	}
+	var s JobState
+	if err := s.UnmarshalText([]byte("bogus")); err == nil {
+		t.Fatal("an unknown state decoded")
+	}
+	if _, err := await(t, e, "rt"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -184,6 +184,12 @@ type fakeRaw struct {
 
 func (p *fakePrepared) Release() { p.take() }
 
+// KernelSplit reports one step per partition, named after its index, so a test
+// can check the engine records the backend's split.
+func (r fakeRaw) KernelSplit() ([]string, []time.Duration) {
+	return []string{"fake", fmt.Sprintf("k%d", r.k)}, []time.Duration{time.Millisecond, time.Duration(r.k)}
+}
+
 func (p *fakePrepared) take() {
 	p.f.mu.Lock()
 	defer p.f.mu.Unlock()

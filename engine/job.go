@@ -72,6 +72,17 @@ func (s JobState) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (s JobState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler (Status travels as JSON).
+func (s *JobState) UnmarshalText(b []byte) error {
+	for i, n := range jobStateNames {
+		if n == string(b) {
+			*s = JobState(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("engine: unknown job state %q", b)
+}
+
 // Final reports whether the job is over.
 func (s JobState) Final() bool { return s >= JobSucceeded }
 
@@ -108,9 +119,18 @@ type PartitionTiming struct {
 	GPUTime   time.Duration `json:"gpu_locked_ns"`
 	Finish    time.Duration `json:"gpu_post_ns"`
 	Verify    time.Duration `json:"verify_ns"`
+	// Kernels is where the GPU section's time went, when the backend says
+	// (its Raw has a KernelSplit method): SpMV, H, each MSM.
+	Kernels []KernelTime `json:"kernels,omitempty"`
 	// Verified is whether the proof passed Circuit.Verify. Outside synthetic
 	// mode it always did: a proof that does not fails its job.
 	Verified bool `json:"verified"`
+}
+
+// KernelTime is one step of a GPU section.
+type KernelTime struct {
+	Name string        `json:"name"`
+	Time time.Duration `json:"ns"`
 }
 
 // Result is a finished job.

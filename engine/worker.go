@@ -111,6 +111,14 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		e.failPartition(p, StageGPU, err)
 		return
 	}
+	if ks, ok := raw.(interface {
+		KernelSplit() ([]string, []time.Duration)
+	}); ok {
+		names, ds := ks.KernelSplit()
+		for i := range min(len(names), len(ds)) {
+			p.t.Kernels = append(p.t.Kernels, KernelTime{Name: names[i], Time: ds[i]})
+		}
+	}
 
 	var proof *groth16.Proof
 	ran = false

@@ -494,7 +494,7 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 				return nil, fmt.Errorf("uploading scalars to device %d: %w", p.device, err)
 			}
 		}
-		lap(&st.Upload)
+		lap(&st.Scalars)
 	}
 	hb, err := p.domain.HDevice(wk.a, wk.b, wk.c)
 	if err == nil {
@@ -560,4 +560,16 @@ func (p *Prover) ProveTimed(ctx context.Context, w *groth16.Assignment, r, s fr.
 	}
 	proof := p.finish(raw)
 	return proof, raw.Times, nil
+}
+
+// KernelSplit says where the kernel section's time went (the engine records it per
+// partition).
+func (r *Raw) KernelSplit() ([]string, []time.Duration) {
+	t := r.Times
+	if t.Scalars > 0 {
+		return []string{"host_scalars", "h", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"},
+			[]time.Duration{t.Scalars, t.H, t.MSMH, t.MSML, t.MSMA, t.MSMBG1, t.MSMBG2}
+	}
+	return []string{"spmv", "h", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"},
+		[]time.Duration{t.SpMV, t.H, t.MSMH, t.MSML, t.MSMA, t.MSMBG1, t.MSMBG2}
 }

@@ -11,21 +11,22 @@ import (
 
 // StageTimes is where one CUDA proof's time went (wall time of each stage).
 type StageTimes struct {
-	ABC    time.Duration // SpMV on the host (when the matrices are not on the device)
-	Upload time.Duration // the witness (and host SpMV results) to the device
-	SpMV   time.Duration // a, b, c and the query scalars on the device
-	H      time.Duration // the H pipeline on the device
-	MSMH   time.Duration
-	MSML   time.Duration
-	MSMA   time.Duration
-	MSMBG1 time.Duration
-	MSMBG2 time.Duration
-	Finish time.Duration // proof assembly
+	ABC     time.Duration // SpMV on the host (when the matrices are not on the device)
+	Upload  time.Duration // the witness (and host SpMV results) to the device
+	SpMV    time.Duration // a, b, c and the query scalars on the device
+	Scalars time.Duration // host SpMV only: its results uploaded in the kernel section
+	H       time.Duration // the H pipeline on the device
+	MSMH    time.Duration
+	MSML    time.Duration
+	MSMA    time.Duration
+	MSMBG1  time.Duration
+	MSMBG2  time.Duration
+	Finish  time.Duration // proof assembly
 }
 
 // GPU is the time of the kernel section (RunGPU).
 func (t StageTimes) GPU() time.Duration {
-	return t.SpMV + t.H + t.MSMH + t.MSML + t.MSMA + t.MSMBG1 + t.MSMBG2
+	return t.SpMV + t.Scalars + t.H + t.MSMH + t.MSML + t.MSMA + t.MSMBG1 + t.MSMBG2
 }
 
 // Total is the sum of the stages.

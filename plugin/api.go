@@ -215,6 +215,11 @@ type Prover interface {
 	Status(ctx context.Context) (Status, error) // perm:read
 	// Version reports filc2's version and the API version.
 	Version(ctx context.Context) (VersionInfo, error) // perm:read
+	// Timeline draws the proving engine's last window of work as an SVG
+	// Gantt chart (a row per synthesis and GPU worker, a bar per partition
+	// stage, a track of when each GPU's kernels ran); *UnavailableError
+	// without an engine.
+	Timeline(ctx context.Context, window time.Duration) (string, error) // perm:read
 }
 
 // ProverStruct is the Prover API as a struct of function fields, lotus
@@ -228,6 +233,7 @@ type ProverStruct struct {
 		Cancel      func(ctx context.Context, id JobID) error                                  `perm:"write"`
 		Status      func(ctx context.Context) (Status, error)                                  `perm:"read"`
 		Version     func(ctx context.Context) (VersionInfo, error)                             `perm:"read"`
+		Timeline    func(ctx context.Context, window time.Duration) (string, error)            `perm:"read"`
 	}
 }
 
@@ -259,4 +265,9 @@ func (s *ProverStruct) Status(ctx context.Context) (Status, error) { return s.In
 // Version implements Prover.
 func (s *ProverStruct) Version(ctx context.Context) (VersionInfo, error) {
 	return s.Internal.Version(ctx)
+}
+
+// Timeline implements Prover.
+func (s *ProverStruct) Timeline(ctx context.Context, window time.Duration) (string, error) {
+	return s.Internal.Timeline(ctx, window)
 }

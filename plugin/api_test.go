@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/filecoin-project/go-jsonrpc"
 	"github.com/filecoin-project/go-state-types/abi"
@@ -54,6 +55,7 @@ func (p errProver) Status(context.Context) (plugin.Status, error) {
 func (p errProver) Version(context.Context) (plugin.VersionInfo, error) {
 	return plugin.VersionInfo{}, p.err
 }
+func (p errProver) Timeline(context.Context, time.Duration) (string, error) { return "", p.err }
 
 // dial makes a typed go-jsonrpc client of the Prover API at url.
 func dial(t *testing.T, url string, header http.Header) *plugin.ProverStruct {

@@ -512,6 +512,12 @@ func (c *Client) Version(ctx context.Context) (VersionInfo, error) {
 	return v, err
 }
 
+// Timeline implements Prover.
+func (c *Client) Timeline(ctx context.Context, window time.Duration) (string, error) {
+	svg, _, err := call(ctx, c, func(in *instance) (string, error) { return in.api.Timeline(ctx, window) })
+	return svg, err
+}
+
 // Healthy reports nil when a plugin is running and answers Version.
 func (c *Client) Healthy(ctx context.Context) error {
 	c.mu.Lock()

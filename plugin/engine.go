@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c2"
 )
 
@@ -33,9 +34,22 @@ func NewEngineService(e *engine.Engine, cfg LocalConfig) *LocalService {
 			if c.State != "ready" {
 				continue
 			}
-			st.Circuits = append(st.Circuits, Circuit{ProofType: c.ProofType, SectorSize: c.SectorSize, LoadNS: c.LoadTime,
-				Loaded: time.Now().Add(-c.Idle)})
+			ci := Circuit{ProofType: c.ProofType, SectorSize: c.SectorSize, LoadNS: c.LoadTime, Loaded: time.Now().Add(-c.Idle)}
+			if p, err := abi.ParseName(c.ProofType); err == nil {
+				ci.Params = c2.FilesIn(cfg.ParamsDir, p).Params
+			}
+			st.Circuits = append(st.Circuits, ci)
 		}
+	}
+	cfg.Timeline = func(_ context.Context, window time.Duration) (string, error) {
+		if window <= 0 {
+			window = 10 * time.Minute
+		}
+		var b strings.Builder
+		if err := e.TimelineSVG(&b, window); err != nil {
+			return "", &InternalError{Msg: "drawing the timeline: " + err.Error()}
+		}
+		return b.String(), nil
 	}
 	return NewLocalService(cfg)
 }

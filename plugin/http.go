@@ -2,7 +2,9 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/filecoin-project/go-jsonrpc/auth"
@@ -37,6 +39,8 @@ type HandlerConfig struct {
 //	                        checked against Permissioned and counted
 //	GET /healthz            200 "ok", or 503 with the reason
 //	GET /metrics            Prometheus: calls, durations, queue, totals
+//	GET /debug/timeline.svg the engine's last ?minutes=N (default 10) as a Gantt
+//	                        chart (Prover.Timeline)
 func NewHandler(cfg HandlerConfig) http.Handler {
 	reg := cfg.Registry
 	if reg == nil {
@@ -76,5 +80,28 @@ func NewHandler(cfg HandlerConfig) http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("GET /debug/timeline.svg", func(w http.ResponseWriter, r *http.Request) {
+		window := 10 * time.Minute
+		if m := r.URL.Query().Get("minutes"); m != "" {
+			f, err := strconv.ParseFloat(m, 64)
+			if err != nil || f <= 0 || f > 7*24*60 {
+				http.Error(w, "minutes: want a positive number of minutes (at most a week)", http.StatusBadRequest)
+				return
+			}
+			window = time.Duration(f * float64(time.Minute))
+		}
+		svg, err := cfg.Prover.Timeline(r.Context(), window)
+		if err != nil {
+			var unav *UnavailableError
+			code := http.StatusInternalServerError
+			if errors.As(err, &unav) {
+				code = http.StatusServiceUnavailable
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Write([]byte(svg))
+	})
 	return mux
 }

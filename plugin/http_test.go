@@ -284,6 +284,17 @@ func TestHandlerHealthAndMetrics(t *testing.T) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
+	// A LocalService without an engine has no timeline: 503, and a bad window 400.
+	for q, code := range map[string]int{"": 503, "?minutes=5": 503, "?minutes=x": 400, "?minutes=-1": 400} {
+		resp, err = http.Get(ts.base + "/debug/timeline.svg" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != code {
+			t.Errorf("timeline%s: %d, want %d", q, resp.StatusCode, code)
+		}
+	}
 }
 
 // 20 concurrent SealCommit2 calls over HTTP with one slot: they queue and all

@@ -136,6 +136,10 @@ func TestLaunchProveKillRestart(t *testing.T) {
 	if err := plugintest.Verify(t, a, proof); err != nil {
 		t.Fatalf("the proof does not verify: %v", err)
 	}
+	// The engine in the plugin draws what it did.
+	if svg, err := c.Timeline(ctx, time.Minute); err != nil || !strings.Contains(svg, "<svg") || !strings.Contains(svg, "gpu") {
+		t.Fatalf("timeline: %v\n%.300s", err, svg)
+	}
 	if st, _ := c.Status(ctx); len(st.Circuits) != 1 || st.Circuits[0].ProofType != "StackedDrg2KiBV1_1" || st.Totals.Succeeded != 1 {
 		t.Fatalf("status after a proof: %+v", st)
 	}

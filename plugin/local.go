@@ -50,6 +50,9 @@ type LocalConfig struct {
 	// Describe, when not nil, completes each Status snapshot (the engine
 	// service reports its circuits, GPUs and pipeline there).
 	Describe func(st *Status)
+	// Timeline, when not nil, draws the last window of work as SVG
+	// (TimelineService); the engine service sets it.
+	Timeline func(ctx context.Context, window time.Duration) (string, error)
 }
 
 // LocalService is an in-process Service: a bounded priority queue and one
@@ -210,6 +213,14 @@ func (s *LocalService) Cancel(ctx context.Context, id JobID) error {
 	}
 	s.finish(j, StateCancelled, Result{}, &CancelledError{ID: id})
 	return nil
+}
+
+// TimelineSVG implements TimelineService with LocalConfig.Timeline.
+func (s *LocalService) TimelineSVG(ctx context.Context, window time.Duration) (string, error) {
+	if s.cfg.Timeline == nil {
+		return "", &UnavailableError{Msg: "no timeline: the prover runs without the engine (--engine=false)"}
+	}
+	return s.cfg.Timeline(ctx, window)
 }
 
 // Status implements Service.

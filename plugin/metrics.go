@@ -37,6 +37,7 @@ func Instrumented(p Prover, reg prometheus.Registerer) *ProverStruct {
 	}
 	out.Internal.Status = measure0(m, "Status", p.Status)
 	out.Internal.Version = measure0(m, "Version", p.Version)
+	out.Internal.Timeline = measure1(m, "Timeline", p.Timeline)
 	return out
 }
 

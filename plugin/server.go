@@ -87,6 +87,16 @@ func (s *Server) Version(ctx context.Context) (VersionInfo, error) {
 	return VersionInfo{Version: s.version, APIVersion: ProverAPIVersion}, nil
 }
 
+// Timeline implements Prover: the service's drawing when it has one.
+func (s *Server) Timeline(ctx context.Context, window time.Duration) (string, error) {
+	ts, ok := s.svc.(TimelineService)
+	if !ok {
+		return "", &UnavailableError{Msg: "no timeline: this prover has no engine"}
+	}
+	svg, err := ts.TimelineSVG(ctx, window)
+	return svg, wireError(err)
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}

@@ -1,6 +1,9 @@
 package plugin
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Service runs validated proving jobs. It is the seam between the Prover API
 // and whatever proves: LocalService now, package engine later. Every error a
@@ -25,4 +28,10 @@ type Service interface {
 	Status(ctx context.Context) (Status, error)
 	// Close cancels every job and stops the workers.
 	Close() error
+}
+
+// TimelineService is a Service that can draw its recent work (the engine
+// service); Server.Timeline answers *UnavailableError for any other.
+type TimelineService interface {
+	TimelineSVG(ctx context.Context, window time.Duration) (string, error)
 }
