@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -117,12 +118,17 @@ type statusCollector struct {
 	p                                         Prover
 	up, queued, running, capacity, slots, gpu *prometheus.Desc
 	circuits, jobs                            *prometheus.Desc
+	// From the engine's status, when the prover runs one.
+	gpuBusy, gpuSections, gpuWaiting, gpuQueue, partitions, memInUse, memBudget *prometheus.Desc
 }
 
 // NewStatusCollector returns a collector that calls p.Status (2 s timeout)
 // at each scrape and exports filc2_prover_up, filc2_queue_jobs,
 // filc2_running_jobs, filc2_queue_capacity, filc2_slots, filc2_gpus,
-// filc2_circuits_loaded and filc2_jobs_total{result}.
+// filc2_circuits_loaded and filc2_jobs_total{result}; with an engine also its
+// per-GPU kernel time (filc2_engine_gpu_busy_seconds_total{gpu}: the
+// interlock's accounting, not wall time), kernel sections, lock waiters, GPU
+// queue, partitions and memory.
 func NewStatusCollector(p Prover) prometheus.Collector {
 	d := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help, labels, nil)
@@ -137,12 +143,21 @@ func NewStatusCollector(p Prover) prometheus.Collector {
 		gpu:      d("filc2_gpus", "GPUs the prover uses."),
 		circuits: d("filc2_circuits_loaded", "Circuits with their parameters resident."),
 		jobs:     d("filc2_jobs_total", "Jobs by outcome since the prover process started.", "result"),
+		gpuBusy: d("filc2_engine_gpu_busy_seconds_total",
+			"Time each GPU's lock was held by a kernel section (the interlock's own accounting), by device.", "gpu"),
+		gpuSections: d("filc2_engine_gpu_kernel_sections_total", "Kernel sections run, by device.", "gpu"),
+		gpuWaiting:  d("filc2_engine_gpu_lock_waiting", "GPU workers waiting for the device's lock, by device.", "gpu"),
+		gpuQueue:    d("filc2_engine_gpu_queue_partitions", "Synthesised partitions waiting for a GPU worker."),
+		partitions:  d("filc2_engine_partitions_total", "Partitions by outcome since the engine started.", "result"),
+		memInUse:    d("filc2_engine_memory_in_use_bytes", "Host memory reserved by resident circuits and partitions in flight."),
+		memBudget:   d("filc2_engine_memory_budget_bytes", "The engine's host memory budget."),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.up, c.queued, c.running, c.capacity, c.slots, c.gpu, c.circuits, c.jobs} {
+	for _, d := range []*prometheus.Desc{c.up, c.queued, c.running, c.capacity, c.slots, c.gpu, c.circuits, c.jobs,
+		c.gpuBusy, c.gpuSections, c.gpuWaiting, c.gpuQueue, c.partitions, c.memInUse, c.memBudget} {
 		ch <- d
 	}
 }
@@ -172,5 +187,18 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 	}{{"submitted", st.Totals.Submitted}, {"rejected", st.Totals.Rejected}, {"succeeded", st.Totals.Succeeded},
 		{"failed", st.Totals.Failed}, {"cancelled", st.Totals.Cancelled}} {
 		ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.CounterValue, float64(t.n), t.result)
+	}
+	if e := st.Engine; e != nil {
+		for _, gs := range e.GPUs {
+			dev := strconv.Itoa(gs.Device)
+			ch <- prometheus.MustNewConstMetric(c.gpuBusy, prometheus.CounterValue, gs.Lock.Busy.Seconds(), dev)
+			ch <- prometheus.MustNewConstMetric(c.gpuSections, prometheus.CounterValue, float64(gs.Lock.Acquisitions), dev)
+			ch <- prometheus.MustNewConstMetric(c.gpuWaiting, prometheus.GaugeValue, float64(gs.Lock.Waiting), dev)
+		}
+		g(c.gpuQueue, e.GPUQueue)
+		ch <- prometheus.MustNewConstMetric(c.partitions, prometheus.CounterValue, float64(e.Totals.PartitionsProved), "proved")
+		ch <- prometheus.MustNewConstMetric(c.partitions, prometheus.CounterValue, float64(e.Totals.PartitionsFailed), "failed")
+		ch <- prometheus.MustNewConstMetric(c.memInUse, prometheus.GaugeValue, float64(e.Memory.InUse))
+		ch <- prometheus.MustNewConstMetric(c.memBudget, prometheus.GaugeValue, float64(e.Memory.Budget))
 	}
 }
