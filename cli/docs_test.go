@@ -159,3 +159,28 @@ func TestDocsCLIProve(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// docs/cli.md's engine configuration example writes a config that checks, and
+// its serve line uses only flags serve has.
+func TestDocsEngineConfig(t *testing.T) {
+	dir := t.TempDir()
+	runDoc(t, dir, docSnippet(t, "cli.md", "engine-config"))
+	if b, err := os.ReadFile(filepath.Join(dir, "filc2.toml")); err != nil || !bytes.Contains(b, []byte("workers_per_gpu")) {
+		t.Fatalf("filc2.toml: %v\n%s", err, b)
+	}
+	args := docArgs(t, strings.TrimSpace(docSnippet(t, "cli.md", "serve-config")))
+	if args[0] != "serve" {
+		t.Fatalf("not a serve example: %v", args)
+	}
+	known := map[string]bool{}
+	for _, f := range serveCommand().Flags {
+		for _, n := range f.Names() {
+			known[n] = true
+		}
+	}
+	for _, a := range args[1:] {
+		if name, ok := strings.CutPrefix(a, "--"); ok && !known[name] {
+			t.Errorf("serve has no flag --%s", name)
+		}
+	}
+}
