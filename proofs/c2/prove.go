@@ -95,20 +95,60 @@ type PartitionTiming struct {
 	Verify    time.Duration `json:"verify_ns"`
 }
 
-// Witness synthesises one partition in witness mode and returns its assignment.
-func Witness(shape porep.CircuitShape, in *porep.PartitionInput, c *r1cs.Circuit) (*groth16.Assignment, error) {
-	var opts []r1cs.Option
-	if c != nil {
-		opts = append(opts, r1cs.WithCapacity(c.NumAux, c.NumConstraints))
+// WitnessOption configures Witness.
+type WitnessOption func(*witnessConfig)
+
+type witnessConfig struct {
+	parallelism int
+	reuse       *groth16.Assignment
+}
+
+// WithParallelism synthesises the partition's challenges on up to n
+// goroutines; n < 1 (the default) means runtime.GOMAXPROCS(0), 1 the
+// sequential synthesis. The witness is the same for every n.
+func WithParallelism(n int) WitnessOption {
+	return func(c *witnessConfig) { c.parallelism = n }
+}
+
+// WithReuse writes the witness into w's storage when it is large enough,
+// instead of allocating new storage (4 GiB for a 32GiB partition, whose first
+// touch, page by page, can cost more than the synthesis). w's previous
+// contents are overwritten and the new assignment shares w's arrays: the
+// caller must be done with w (a backend that has taken the witness in).
+func WithReuse(w *groth16.Assignment) WitnessOption {
+	return func(c *witnessConfig) { c.reuse = w }
+}
+
+// Witness synthesises one partition in witness mode and returns its
+// assignment. c, the recorded circuit (nil to synthesise without it), sizes
+// the storage, lays out the parallel synthesis without measuring a challenge
+// first, and is checked against the assignment's counts.
+func Witness(shape porep.CircuitShape, in *porep.PartitionInput, c *r1cs.Circuit, opts ...WitnessOption) (*groth16.Assignment, error) {
+	var cfg witnessConfig
+	for _, o := range opts {
+		o(&cfg)
 	}
-	cs := r1cs.New(r1cs.Witness, opts...)
-	if err := porep.Synthesize(cs, shape, in); err != nil {
-		return nil, err
+	var ro []r1cs.Option
+	if cfg.reuse != nil {
+		ro = append(ro, r1cs.WithStorage(cfg.reuse.Inputs, cfg.reuse.Aux))
+	}
+	so := []porep.SynthOption{porep.WithParallelism(cfg.parallelism)}
+	if c != nil {
+		ro = append(ro, r1cs.WithCapacity(c.NumAux, c.NumConstraints))
+		so = append(so, porep.WithTotals(c.Header()))
+	}
+	cs := r1cs.New(r1cs.Witness, ro...)
+	if err := porep.Synthesize(cs, shape, in, so...); err != nil {
+		return nil, fmt.Errorf("witness: %w", err)
 	}
 	if err := cs.Finish(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("witness: %w", err)
 	}
 	inputs, aux := cs.Assignment()
+	if c != nil && (len(inputs) != c.NumInputs || len(aux) != c.NumAux || cs.NumConstraints() != c.NumConstraints) {
+		return nil, fmt.Errorf("witness: %d inputs, %d aux and %d constraints synthesised, the circuit has %d, %d and %d",
+			len(inputs), len(aux), cs.NumConstraints(), c.NumInputs, c.NumAux, c.NumConstraints)
+	}
 	return &groth16.Assignment{Inputs: inputs, Aux: aux}, nil
 }
 

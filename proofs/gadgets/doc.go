@@ -9,7 +9,9 @@
 // the R1CS it records is bit-identical to bellperson's (spec §2). Values are
 // always computed natively and handed to Alloc; in Count and Record mode they
 // are simply whatever the inputs were. In Witness mode (cs.Constraining() is
-// false) no linear combination is built.
+// false) no linear combination is built; a gadget that skips Enforce calls
+// there counts them with cs.SkipConstraints, so that a witness-mode System's
+// counts are still the circuit's.
 //
 // The package owns these gadgets and their tests (counts, canonical digests,
 // witnesses). It does not own the constraint system (proofs/r1cs), Poseidon

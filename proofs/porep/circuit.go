@@ -2,6 +2,9 @@ package porep
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -148,17 +151,44 @@ func (s CircuitShape) check(in *PartitionInput) error {
 // SynthOption configures Synthesize.
 type SynthOption func(*synthConfig)
 
-type synthConfig struct{ progress func(done, total int) }
+type synthConfig struct {
+	progress    func(done, total int)
+	parallelism int
+	totals      *r1cs.Header
+}
 
-// WithProgress calls f after each challenge with the challenges done and their total.
+// WithProgress calls f after each challenge with the challenges done and their
+// total. When the challenges are synthesised in parallel, f is called from the
+// synthesising goroutines, one call at a time, with done increasing.
 func WithProgress(f func(done, total int)) SynthOption {
 	return func(c *synthConfig) { c.progress = f }
+}
+
+// WithParallelism sets how many goroutines synthesise the challenges of a
+// Witness-mode System: n < 1 (the default) means runtime.GOMAXPROCS(0), 1 the
+// sequential synthesis. Other modes are always sequential. The assignment is
+// the same either way.
+func WithParallelism(n int) SynthOption {
+	return func(c *synthConfig) { c.parallelism = n }
+}
+
+// WithTotals gives Synthesize the counts of the finished circuit (a recorded
+// circuit's Header: ONE and bellperson's trailing input constraints included),
+// from which parallel witness synthesis derives each challenge's layout instead
+// of measuring one challenge first. Counts that do not fit the shape are an error.
+func WithTotals(h r1cs.Header) SynthOption {
+	return func(c *synthConfig) { c.totals = &h }
 }
 
 // Synthesize runs StackedCircuit::synthesize (storage-proofs-porep
 // stacked/circuit/proof.rs) for one partition into cs, in the reference's exact
 // allocation and enforce order (spec §2.1–2.2). cs already holds ONE; call
 // cs.Finish afterwards for bellperson's trailing input constraints.
+//
+// In Witness mode the challenges, independent sub-circuits once the top level
+// is allocated, are synthesised in parallel (WithParallelism): each into a
+// child System forked from cs at the challenge's place in the sequential
+// layout, so that the assignment is identical to the sequential one.
 func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...SynthOption) error {
 	var cfg synthConfig
 	for _, o := range opts {
@@ -188,9 +218,17 @@ func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...Syn
 	}
 	gadgets.Equal(cs, commR, h)
 
+	top := &challengeCommon{shape: s, commD: commD, commC: commC, commRLast: commRLast, replicaBits: replicaBits}
+	workers := cfg.parallelism
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if cs.Mode() == r1cs.Witness && workers > 1 && len(in.Proofs) > 1 {
+		return synthesizeParallel(cs, top, in.Proofs, min(workers, len(in.Proofs)), &cfg)
+	}
 	for i := range in.Proofs {
 		cs.Pushf("challenge_%d", i)
-		err := synthesizeChallenge(cs, s, &in.Proofs[i], commD, commC, commRLast, replicaBits)
+		err := top.synthesize(cs, &in.Proofs[i])
 		cs.Pop()
 		if err != nil {
 			return fmt.Errorf("challenge %d: %w", i, err)
@@ -200,6 +238,104 @@ func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...Syn
 		}
 	}
 	return nil
+}
+
+// challengeCommon is what every challenge's sub-circuit shares: the shape and
+// the top level's allocations it refers to (read only).
+type challengeCommon struct {
+	shape                   CircuitShape
+	commD, commC, commRLast gadgets.AllocatedNum
+	replicaBits             []gadgets.Boolean
+}
+
+func (t *challengeCommon) synthesize(cs *r1cs.System, c *ChallengeInput) error {
+	return synthesizeChallenge(cs, t.shape, c, t.commD, t.commC, t.commRLast, t.replicaBits)
+}
+
+// challengeLayout is what one challenge adds: from the totals when given (the
+// top level is in cs already), else measured on the first challenge. Every
+// challenge adds the same, the shape fixing the structure; Join checks it.
+func challengeLayout(cs *r1cs.System, top *challengeCommon, proofs []ChallengeInput, totals *r1cs.Header) (r1cs.Layout, error) {
+	if totals == nil {
+		l, err := cs.Measure(func(m *r1cs.System) error { return top.synthesize(m, &proofs[0]) })
+		if err != nil {
+			return l, fmt.Errorf("challenge 0: %w", err)
+		}
+		return l, nil
+	}
+	n := len(proofs)
+	rest := r1cs.Layout{
+		Inputs:      totals.NumInputs - cs.NumInputs(),
+		Aux:         totals.NumAux - cs.NumAux(),
+		Constraints: totals.NumConstraints - totals.NumInputs - cs.NumConstraints(),
+	}
+	if rest.Inputs < 0 || rest.Aux < 0 || rest.Constraints < 0 || rest.Inputs%n != 0 || rest.Aux%n != 0 || rest.Constraints%n != 0 {
+		return r1cs.Layout{}, fmt.Errorf("porep: circuit totals %+v do not fit this shape: %v after the top level for %d challenges", *totals, rest, n)
+	}
+	return r1cs.Layout{Inputs: rest.Inputs / n, Aux: rest.Aux / n, Constraints: rest.Constraints / n}, nil
+}
+
+// synthesizeChild synthesises one challenge on a worker goroutine, where a
+// gadget's panic (a broken invariant) would end the process: it becomes the
+// challenge's error instead.
+func synthesizeChild(top *challengeCommon, cs *r1cs.System, c *ChallengeInput) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("porep: synthesis panicked: %v", r)
+		}
+	}()
+	return top.synthesize(cs, c)
+}
+
+// synthesizeParallel synthesises each challenge into its own child of cs on
+// `workers` goroutines, challenges handed out in order.
+func synthesizeParallel(cs *r1cs.System, top *challengeCommon, proofs []ChallengeInput, workers int, cfg *synthConfig) error {
+	l, err := challengeLayout(cs, top, proofs, cfg.totals)
+	if err != nil {
+		return err
+	}
+	layouts := make([]r1cs.Layout, len(proofs))
+	for i := range layouts {
+		layouts[i] = l
+	}
+	children, err := cs.Fork(layouts...)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(proofs))
+	var (
+		next atomic.Int64
+		mu   sync.Mutex // serialises progress calls
+		done int
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(proofs) {
+					return
+				}
+				errs[i] = synthesizeChild(top, children[i], &proofs[i])
+				if cfg.progress != nil {
+					mu.Lock()
+					done++
+					cfg.progress(done, len(proofs))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			cs.Join(children...) // release the children; the first challenge error is the one reported
+			return fmt.Errorf("challenge %d: %w", i, err)
+		}
+	}
+	return cs.Join(children...)
 }
 
 func hash2(cs *r1cs.System, a, b gadgets.AllocatedNum) (gadgets.AllocatedNum, error) {

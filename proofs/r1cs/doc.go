@@ -9,6 +9,12 @@
 // Finish appends bellperson's trailing input_i·0 = 0 constraints, so a finished
 // System describes exactly the R1CS bellperson's prover and generator see.
 //
+// A Witness-mode System can Fork children for consecutive blocks of the
+// circuit whose sizes (a Layout; Measure finds one) are known in advance: the
+// children synthesise their blocks concurrently, writing their values in place
+// into the parent's assignment, and Join checks that each filled exactly its
+// block, so that the assignment is the sequential one.
+//
 // The package owns the constraint-system API, the recorded circuit (Circuit, the
 // PCE file format) and the canonical R1CS digest. It knows nothing of gadgets,
 // Groth16 or Filecoin.

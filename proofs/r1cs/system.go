@@ -39,13 +39,24 @@ func (m Mode) String() string {
 // System is a constraint system in one Mode. The zero value is not usable; call New.
 type System struct {
 	mode        Mode
-	numInputs   int
+	numInputs   int // allocated by this System (for a forked child: since the fork)
 	numAux      int
 	constraints int
 	finished    bool
+	fast        bool // Witness mode and not finished: Alloc and Enforce take their fast paths
 	err         error
 
 	inputs, aux []fr.Element // Witness and Check
+
+	// Fork state (fork.go). A forked child numbers its variables from the
+	// offsets its parent reserved and stores its values in place, in a window
+	// of the parent's storage that must never move.
+	inputOff, auxOff int     // global index of the first input and aux this System allocates
+	parent           *System // a forked child's parent
+	reserved         Layout  // what a forked child must synthesise
+	window           bool    // storage is a window of the parent's: it cannot grow
+	discard          bool    // Measure's scratch System: values are not kept
+	outstanding      int     // children forked and not yet joined: storage cannot move
 
 	aAux, bInput, bAux Bitset // every mode but Witness
 
@@ -65,11 +76,24 @@ type Option func(*System)
 // aux variables and constraints constraints.
 func WithCapacity(aux, constraints int) Option {
 	return func(cs *System) {
-		if cs.mode == Witness || cs.mode == Check {
+		if (cs.mode == Witness || cs.mode == Check) && cap(cs.aux) < aux {
 			cs.aux = make([]fr.Element, 0, aux)
 		}
 		if cs.rec != nil {
 			cs.rec.grow(constraints)
+		}
+	}
+}
+
+// WithStorage makes a Witness or Check System store its values in the backing
+// arrays of inputs and aux, overwriting their contents, so that a caller can
+// recycle the storage of an assignment it is done with; the arrays must not be
+// in use elsewhere while the System is. A WithCapacity after it replaces an
+// array that is too small.
+func WithStorage(inputs, aux []fr.Element) Option {
+	return func(cs *System) {
+		if cs.mode == Witness || cs.mode == Check {
+			cs.inputs, cs.aux = inputs[:0], aux[:0]
 		}
 	}
 }
@@ -83,7 +107,7 @@ func WithDigest(want Header, chunkSize int) Option {
 
 // New returns a System in mode m with ONE allocated as input 0.
 func New(m Mode, opts ...Option) *System {
-	cs := &System{mode: m, failed: -1}
+	cs := &System{mode: m, failed: -1, fast: m == Witness}
 	if m == Record {
 		cs.rec = newRecorder()
 	}
@@ -115,12 +139,24 @@ func (cs *System) NumConstraints() int { return cs.constraints }
 
 // Alloc allocates an aux variable with value v (ignored in Count and Record).
 func (cs *System) Alloc(v fr.Element) Variable {
+	// The fast path (Witness mode, room in storage) is what witness
+	// synthesis spends most of its calls on.
+	if cs.fast && len(cs.aux) < cap(cs.aux) {
+		i := cs.auxOff + cs.numAux
+		cs.numAux++
+		cs.aux = append(cs.aux, v)
+		return AuxVar(i)
+	}
+	return cs.allocSlow(v)
+}
+
+func (cs *System) allocSlow(v fr.Element) Variable {
 	cs.mutable()
-	i := cs.numAux
+	i := cs.auxOff + cs.numAux
 	cs.numAux++
 	switch cs.mode {
 	case Witness, Check:
-		cs.aux = append(cs.aux, v)
+		cs.aux = cs.store(cs.aux, &v, "aux")
 	}
 	if cs.mode != Witness {
 		cs.aAux.Grow(cs.numAux)
@@ -132,11 +168,11 @@ func (cs *System) Alloc(v fr.Element) Variable {
 // AllocInput allocates a public input with value v.
 func (cs *System) AllocInput(v fr.Element) Variable {
 	cs.mutable()
-	i := cs.numInputs
+	i := cs.inputOff + cs.numInputs
 	cs.numInputs++
 	switch cs.mode {
 	case Witness, Check:
-		cs.inputs = append(cs.inputs, v)
+		cs.inputs = cs.store(cs.inputs, &v, "inputs")
 	}
 	if cs.mode != Witness {
 		cs.bInput.Grow(cs.numInputs)
@@ -144,10 +180,42 @@ func (cs *System) AllocInput(v fr.Element) Variable {
 	return InputVar(i)
 }
 
+// store appends v to values unless the System keeps none (Measure) or the
+// storage is full and may not move (a forked child's window, or a parent with
+// children outstanding, whose windows point into it): that is an error.
+func (cs *System) store(values []fr.Element, v *fr.Element, kind string) []fr.Element {
+	switch {
+	case cs.discard:
+		return values
+	case len(values) == cap(values) && cs.window:
+		cs.fail(fmt.Errorf("r1cs: forked child allocated more %s than the %d reserved", kind, cap(values)))
+		return values
+	case len(values) == cap(values) && cs.outstanding > 0:
+		cs.fail(fmt.Errorf("r1cs: %s storage full (%d) while forked children are outstanding: reserve room with WithCapacity or Fork", kind, cap(values)))
+		return values
+	}
+	return append(values, *v)
+}
+
+// fail records err as the System's error unless it already has one.
+func (cs *System) fail(err error) {
+	if cs.err == nil {
+		cs.err = err
+	}
+}
+
 // Enforce adds the constraint A·B = C. build appends the terms of A, B and C to
 // the three empty LCs it is given; it is not called in Witness mode, and must not
 // keep the LCs or call back into the System.
 func (cs *System) Enforce(build func(a, b, c *LC)) {
+	if cs.fast {
+		cs.constraints++
+		return
+	}
+	cs.enforce(build)
+}
+
+func (cs *System) enforce(build func(a, b, c *LC)) {
 	cs.mutable()
 	idx := cs.constraints
 	cs.constraints++
@@ -157,6 +225,19 @@ func (cs *System) Enforce(build func(a, b, c *LC)) {
 	cs.la, cs.lb, cs.lc = cs.la[:0], cs.lb[:0], cs.lc[:0]
 	build(&cs.la, &cs.lb, &cs.lc)
 	cs.take(idx, cs.la, cs.lb, cs.lc)
+}
+
+// SkipConstraints counts n constraints that a gadget did not build because
+// the System is not constraining (Witness mode), so that NumConstraints stays
+// that of the circuit. In a constraining mode it is an error: every
+// constraint must be enforced.
+func (cs *System) SkipConstraints(n int) {
+	cs.mutable()
+	if cs.mode != Witness {
+		cs.fail(fmt.Errorf("r1cs: SkipConstraints in %v mode", cs.mode))
+		return
+	}
+	cs.constraints += n
 }
 
 // EnforceLC adds the constraint a·b = c for linear combinations the caller built.
@@ -220,6 +301,9 @@ func (cs *System) Pop() {
 	}
 }
 
+// close marks the System finished: every later use is an error.
+func (cs *System) close() { cs.finished, cs.fast = true, false }
+
 func (cs *System) mutable() {
 	if cs.finished && cs.err == nil {
 		cs.err = errors.New("r1cs: System used after Finish")
@@ -230,14 +314,21 @@ func (cs *System) mutable() {
 // and closes the System. It reports misuse, a digest whose counts differ from the
 // announced header, and (in Check mode) the first unsatisfied constraint.
 func (cs *System) Finish() error {
+	if cs.parent != nil {
+		cs.fail(errors.New("r1cs: Finish of a forked child: Join it into its parent instead"))
+		return cs.err
+	}
 	if cs.finished {
 		return cs.err
+	}
+	if cs.outstanding > 0 {
+		cs.fail(fmt.Errorf("r1cs: Finish with %d forked children not joined", cs.outstanding))
 	}
 	for i := 0; i < cs.numInputs; i++ {
 		v := InputVar(i)
 		cs.Enforce(func(a, _, _ *LC) { a.Add(v) })
 	}
-	cs.finished = true
+	cs.close()
 	if cs.err != nil {
 		return cs.err
 	}
