@@ -44,6 +44,21 @@ type Circuit interface {
 	Close() error
 }
 
+// WitnessRecycler is a Circuit that reuses the storage of witnesses the
+// engine is done with (a 32GiB witness is 4 GiB, whose first touch costs more
+// than its synthesis). The engine hands a witness back when the partition is
+// dropped before Prepare, or right after Prepare when the prover copies it
+// (WitnessCopier).
+type WitnessRecycler interface {
+	Recycle(w *groth16.Assignment)
+}
+
+// WitnessCopier is a PartitionProver whose Prepare copies the witness (to
+// the GPU), so that the witness is free again once Prepare returns.
+type WitnessCopier interface {
+	CopiesWitness() bool
+}
+
 // Prepared is a partition staged on the CPU for its GPU section: whatever the
 // backend's Prepare returns and its RunGPU takes.
 type Prepared = any

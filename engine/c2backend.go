@@ -92,6 +92,7 @@ func witnessBytes(c *r1cs.Circuit) int64 {
 
 // c2Circuit is C2's Circuit: a c2.Prover whose keys stay on the host.
 type c2Circuit struct {
+	witnessPool
 	pr        *c2.Prover
 	partBytes int64
 }
@@ -106,7 +107,7 @@ func (c *c2Circuit) Synthesize(ctx context.Context, p abi.SealProof, out *c1.Com
 	if err != nil {
 		return nil, err
 	}
-	return c2.Witness(c.pr.Shape, in, c.pr.Circuit)
+	return c2.Witness(c.pr.Shape, in, c.pr.Circuit, c.options()...)
 }
 
 func (c *c2Circuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {

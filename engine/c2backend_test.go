@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
+	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
 )
 
@@ -99,4 +101,45 @@ func sealC1(t *testing.T, p abi.SealProof) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A recycled witness's storage holds the next synthesis, which equals a
+// fresh one: the C2 circuit's pool with the real 2KiB circuit.
+func TestC2CircuitWitnessReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the 2KiB test parameters")
+	}
+	ctx := context.Background()
+	p := proof2K
+	dir := testparams.Dir(t, p)
+	b := &C2{ParamsDir: dir, GPU: CPUWholeProof(0)}
+	circ, err := b.LoadCircuit(ctx, p, func(int64, int64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer circ.Close()
+	cc := circ.(*c2Circuit)
+	out, err := c1.Decode(sealC1(t, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := cc.Synthesize(ctx, p, out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := &groth16.Assignment{Inputs: slices.Clone(first.Inputs), Aux: slices.Clone(first.Aux)}
+	for i := range first.Aux { // scribble, as a finished partition's storage would hold anything
+		first.Aux[i].SetUint64(uint64(i))
+	}
+	cc.Recycle(first)
+	again, err := cc.Synthesize(ctx, p, out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &again.Aux[0] != &first.Aux[0] {
+		t.Error("the recycled storage was not reused")
+	}
+	if !slices.Equal(again.Inputs, fresh.Inputs) || !slices.Equal(again.Aux, fresh.Aux) {
+		t.Fatal("the witness synthesised into recycled storage differs from a fresh one")
+	}
 }

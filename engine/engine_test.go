@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/groth16"
 )
 
 func TestOneJobOnTwoGPUs(t *testing.T) {
@@ -699,5 +700,33 @@ func TestStatusJSONRoundTrip(t *testing.T) {
 	}
 	if _, err := await(t, e, "rt"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Witnesses go back to their circuit for reuse once the prover has copied
+// them (right after Prepare), and only then; the pool keeps a bounded number.
+func TestWitnessRecycling(t *testing.T) {
+	for _, copies := range []bool{false, true} {
+		f := newFake()
+		f.copies = copies
+		e := newTestEngine(t, testConfig(0), f)
+		submit(t, e, "w", proof32G, PriorityNormal)
+		if _, err := await(t, e, "w"); err != nil {
+			t.Fatal(err)
+		}
+		f.mu.Lock()
+		got := len(f.recycled)
+		f.mu.Unlock()
+		if want := map[bool]int{false: 0, true: 10}[copies]; got != want {
+			t.Errorf("copies=%v: %d witnesses recycled (%v), want %d", copies, got, f.recycled, want)
+		}
+	}
+	var wp witnessPool
+	for i := 0; i < 2*maxPooledWitnesses; i++ {
+		wp.Recycle(&groth16.Assignment{})
+	}
+	wp.Recycle(nil)
+	if wp.pooled() != maxPooledWitnesses || len(wp.options()) != 1 || wp.pooled() != maxPooledWitnesses-1 {
+		t.Fatalf("pool holds %d", wp.pooled())
 	}
 }

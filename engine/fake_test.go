@@ -47,6 +47,8 @@ type fakeBackend struct {
 	prepared     int            // Prepared values not yet consumed or released
 	kernelGPU    map[string]int // "job/k" → the GPU whose RunGPU proved it
 	errs         []string       // misuse the fake detected
+	copies       bool           // provers say Prepare copies the witness
+	recycled     []string       // "job/k" of the witnesses handed back
 }
 
 func newFake() *fakeBackend {
@@ -152,6 +154,14 @@ func (c *fakeCircuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *
 	return nil
 }
 
+// Recycle implements WitnessRecycler: it records the witness's partition.
+func (c *fakeCircuit) Recycle(w *groth16.Assignment) {
+	name, k := unScalar(w.Inputs[0].Uint64())
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	c.f.recycled = append(c.f.recycled, fmt.Sprintf("%s/%d", name, k))
+}
+
 func (c *fakeCircuit) Close() error {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
@@ -252,6 +262,9 @@ func (p *fakeProver) Finish(ctx context.Context, raw Raw) (*groth16.Proof, error
 	proof := fakeProof(fp.scalar)
 	return &proof, nil
 }
+
+// CopiesWitness implements WitnessCopier as configured.
+func (p *fakeProver) CopiesWitness() bool { return p.f.copies }
 
 func (p *fakeProver) Close() error {
 	p.f.mu.Lock()

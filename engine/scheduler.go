@@ -257,6 +257,11 @@ func (e *Engine) dropLocked(p *partition, outcome string) {
 	}
 	p.dropped = true
 	e.budget.release(p.bytes)
+	if p.w != nil {
+		if rc, ok := p.res.circuit.(WitnessRecycler); ok {
+			rc.Recycle(p.w) // dropped before Prepare: nobody else holds it
+		}
+	}
 	e.res.unuse(p.res)
 	p.w = nil
 	p.job.inFlight--

@@ -187,6 +187,7 @@ func (s *Synthetic) loader() (SyntheticLoader, error) {
 
 // syntheticCircuit is Synthetic's Circuit.
 type syntheticCircuit struct {
+	witnessPool
 	c         *r1cs.Circuit
 	shape     porep.CircuitShape
 	pvk       *groth16.PreparedVerifyingKey
@@ -203,7 +204,7 @@ func (c *syntheticCircuit) Synthesize(ctx context.Context, _ abi.SealProof, out 
 	if err != nil {
 		return nil, err
 	}
-	return c2.Witness(c.shape, in, c.c)
+	return c2.Witness(c.shape, in, c.c, c.options()...)
 }
 
 // Verify does a real verification's work — the public inputs from the

@@ -81,14 +81,20 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 	defer e.res.releaseProver(p.res, w.gpu)
 
 	var prep Prepared
+	wit := p.w
 	if err := e.stage(w, p, StagePrepare, &p.t.Prepare, func() (err error) {
-		prep, err = pr.Prepare(ctx, p.w)
+		prep, err = pr.Prepare(ctx, wit)
 		return err
 	}); err != nil {
 		e.failPartition(p, StagePrepare, err)
 		return
 	}
 	p.w = nil // the prover owns the witness now
+	if wc, ok := pr.(WitnessCopier); ok && wc.CopiesWitness() {
+		if rc, ok := p.res.circuit.(WitnessRecycler); ok {
+			rc.Recycle(wit) // Prepare copied it: its storage can hold the next witness
+		}
+	}
 
 	holder := lockHolder{worker: w.name, job: j.id, partition: p.k}
 	if err := e.stage(w, p, StageLockWait, &p.t.LockWait, func() error { return lock.lockAs(ctx, holder) }); err != nil {

@@ -573,3 +573,7 @@ func (r *Raw) KernelSplit() ([]string, []time.Duration) {
 	return []string{"spmv", "h", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"},
 		[]time.Duration{t.SpMV, t.H, t.MSMH, t.MSML, t.MSMA, t.MSMBG1, t.MSMBG2}
 }
+
+// CopiesWitness reports that Prepare copies the witness to the device (the engine
+// may reuse its storage once Prepare returns).
+func (p *Prover) CopiesWitness() bool { return true }

@@ -59,3 +59,6 @@ func (*Prover) Device() int { return -1 }
 
 // Close releases the device memory.
 func (*Prover) Close() error { return nil }
+
+// CopiesWitness reports that Prepare copies the witness.
+func (*Prover) CopiesWitness() bool { return true }
