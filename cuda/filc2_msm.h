@@ -73,6 +73,17 @@ filc2_status filc2_msm_g1_generate(int32_t device, const void *gen, size_t n, ui
 filc2_status filc2_msm_g2_generate(int32_t device, const void *gen, size_t n, uint64_t seed,
                                    filc2_msm_bases **out);
 
+/* The same with flags: FILC2_MSM_HOST_RESIDENT keeps the points in mapped pinned host
+ * memory, read by the kernels over the bus (what the plain upload falls back to when the
+ * device has no room for them). */
+enum { FILC2_MSM_HOST_RESIDENT = 2 };
+filc2_status filc2_msm_g1_upload_flags(int32_t device, const void *points, size_t n, int32_t flags,
+                                       filc2_msm_bases **out);
+filc2_status filc2_msm_g2_upload_flags(int32_t device, const void *points, size_t n, int32_t flags,
+                                       filc2_msm_bases **out);
+/* *yes = 1 when the handle's points live in host memory (forced, or the device was full). */
+filc2_status filc2_msm_host_resident(filc2_msm_bases *b, int32_t *yes);
+
 /* filc2_msm_free releases the handle and all its device memory (NULL is a no-op). */
 filc2_status filc2_msm_free(filc2_msm_bases *b);
 /* filc2_msm_trim releases the scratch arena (it grows again on the next call). */

@@ -371,6 +371,9 @@ type ProverStatus struct {
 	Error    string        `json:"error,omitempty"`
 	InUse    int           `json:"in_use"`
 	LoadTime time.Duration `json:"load_ns"`
+	// HostResident names the key's queries kept in pinned host memory because
+	// the GPU had no room (their MSMs read over the bus: slower).
+	HostResident []string `json:"host_resident,omitempty"`
 }
 
 func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
@@ -389,7 +392,11 @@ func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
 			residentBytes += rc.bytes
 		}
 		for _, pe := range rc.provers {
-			cs.Provers = append(cs.Provers, ProverStatus{GPU: pe.gpu, State: pe.state.String(), Error: errString(pe.err), InUse: pe.inUse, LoadTime: pe.loadTime})
+			ps := ProverStatus{GPU: pe.gpu, State: pe.state.String(), Error: errString(pe.err), InUse: pe.inUse, LoadTime: pe.loadTime}
+			if hr, ok := pe.prover.(interface{ HostResident() []string }); ok && pe.prover != nil {
+				ps.HostResident = hr.HostResident()
+			}
+			cs.Provers = append(cs.Provers, ps)
 		}
 		sort.Slice(cs.Provers, func(i, j int) bool { return cs.Provers[i].GPU < cs.Provers[j].GPU })
 		out = append(out, cs)

@@ -88,6 +88,8 @@ type Prover struct {
 	bg2     *G2Bases
 	dc      *DeviceCircuit // nil: SpMV on the host
 
+	hostResident []string // queries whose points are in pinned host memory
+
 	gpu  sync.Mutex   // the kernel section: one partition at a time uses work
 	work *workBuffers // a, b, c over the domain and the query scalars (under gpu)
 
@@ -146,6 +148,7 @@ func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs
 	if p.bg2, err = UploadG2On(device, pk.BG2); err != nil {
 		return nil, fmt.Errorf("uploading the b_g2 query (%d points) to device %d: %w", len(pk.BG2), device, err)
 	}
+	p.findHostResident()
 	if err := p.uploadCircuit(); err != nil {
 		return nil, err
 	}
@@ -232,6 +235,23 @@ func checkKey(pk *groth16.ProvingKey, s groth16.Shape) error {
 
 // Device is the device ordinal the key lives on.
 func (p *Prover) Device() int { return p.device }
+
+// HostResident names the key's queries whose points live in pinned host memory
+// because the device had no room for them (their MSMs read over the bus). Fixed at load.
+func (p *Prover) HostResident() []string { return p.hostResident }
+
+// findHostResident asks each query's handle where its points went (after the upload,
+// before any MSM can hold the handles).
+func (p *Prover) findHostResident() {
+	for _, q := range []struct {
+		name string
+		b    interface{ HostResident() (bool, error) }
+	}{{"h", p.h}, {"l", p.l}, {"a", p.a}, {"b_g1", p.bg1}, {"b_g2", p.bg2}} {
+		if yes, err := q.b.HostResident(); err == nil && yes {
+			p.hostResident = append(p.hostResident, q.name)
+		}
+	}
+}
 
 // HostSpMV reports whether a, b, c are computed on the host (the matrices did not fit).
 func (p *Prover) HostSpMV() bool { return p.dc == nil }

@@ -149,6 +149,9 @@ func TestBackend2KiB(t *testing.T) {
 	}
 	fmt.Printf("BENCH c2-2kib backend=cuda-host-spmv total_ms=%.2f abc=%.2f upload=%.2f gpu=%.2f\n",
 		ms(hst.Total()), ms(hst.ABC), ms(hst.Upload), ms(hst.GPU()))
+	if hr := gp.HostResident(); len(hr) != 0 {
+		t.Errorf("the 2KiB key went to host memory: %v", hr)
+	}
 	if gp.HostSpMV() {
 		t.Error("the 2KiB circuit's matrices were not made resident")
 	}

@@ -72,6 +72,14 @@ func (b *handle) close() error {
 	return err
 }
 
+// HostResident reports whether the points live in host memory (forced, or the device
+// had no room for them when they were uploaded).
+func (b *handle) HostResident() (bool, error) {
+	var yes C.int32_t
+	err := b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_host_resident(h, &yes)) })
+	return yes != 0, err
+}
+
 func (b *handle) trim() error {
 	return b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_trim(h)) })
 }
@@ -192,6 +200,17 @@ func UploadG1On(device int, points []bls.G1Affine) (*G1Bases, error) {
 	return &G1Bases{handle{h: h, n: len(points)}}, nil
 }
 
+// UploadG1HostResident keeps the points in mapped pinned host memory that the kernels
+// read over the bus (what UploadG1On falls back to when the device has no room).
+func UploadG1HostResident(device int, points []bls.G1Affine) (*G1Bases, error) {
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g1_upload_flags(C.int32_t(device), ptr(points), C.size_t(len(points)),
+		C.FILC2_MSM_HOST_RESIDENT, &h)); err != nil {
+		return nil, err
+	}
+	return &G1Bases{handle{h: h, n: len(points)}}, nil
+}
+
 // GenerateG1 makes n distinct points on the device, for tests and benchmarks: point i
 // is (k_b + i mod 64)·G with b = i/64, k_b = (splitmix64(seed + b) >> 2) + 1 and G the
 // generator (GeneratedScalar gives the multiplier).
@@ -301,6 +320,16 @@ func UploadG2(points []bls.G2Affine) (*G2Bases, error) { return UploadG2On(0, po
 func UploadG2On(device int, points []bls.G2Affine) (*G2Bases, error) {
 	var h *C.filc2_msm_bases
 	if err := check(C.filc2_msm_g2_upload(C.int32_t(device), ptr(points), C.size_t(len(points)), &h)); err != nil {
+		return nil, err
+	}
+	return &G2Bases{handle{h: h, n: len(points)}}, nil
+}
+
+// UploadG2HostResident is UploadG1HostResident over G2.
+func UploadG2HostResident(device int, points []bls.G2Affine) (*G2Bases, error) {
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g2_upload_flags(C.int32_t(device), ptr(points), C.size_t(len(points)),
+		C.FILC2_MSM_HOST_RESIDENT, &h)); err != nil {
 		return nil, err
 	}
 	return &G2Bases{handle{h: h, n: len(points)}}, nil

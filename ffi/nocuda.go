@@ -62,3 +62,6 @@ func (*Prover) Close() error { return nil }
 
 // CopiesWitness reports that Prepare copies the witness.
 func (*Prover) CopiesWitness() bool { return true }
+
+// HostResident names the key's queries kept in host memory.
+func (*Prover) HostResident() []string { return nil }

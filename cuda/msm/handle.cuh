@@ -21,6 +21,7 @@ struct filc2_msm_bases {
 	virtual int32_t group() const = 0;
 	virtual size_t size() const = 0;
 	virtual size_t device_bytes() const = 0;
+	virtual bool host_resident() const = 0;
 	virtual void trim() = 0;
 	virtual void download(size_t first, size_t count, void* out) = 0;
 	virtual void run(bool split, const void* scalars, size_t n, int32_t flags, const filc2_msm_config* cfg,
@@ -82,6 +83,39 @@ struct owned_dev {
 	owned_dev& operator=(const owned_dev&) = delete;
 };
 
+// owned_points holds a handle's bases: device memory, or, when the device has no room for
+// them (or host_resident asks), mapped pinned host memory that the kernels read over the
+// bus through its device alias: slower, but a key larger than the GPU still proves.
+struct owned_points {
+	void* p = nullptr;     // the address kernels use
+	void* host = nullptr;  // the pinned host allocation behind p, if host-resident
+	owned_points(size_t bytes, bool host_resident) {
+		if (!bytes) bytes = 1;
+		if (!host_resident) {
+			const cudaError_t e = cudaMalloc(&p, bytes);
+			if (e == cudaSuccess) return;
+			cudaGetLastError();  // clear it: the fallback below is the answer
+			p = nullptr;
+			if (e != cudaErrorMemoryAllocation) FILC2_CUDA(e);
+		}
+		FILC2_CUDA(cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+		const cudaError_t e = cudaHostGetDevicePointer(&p, host, 0);
+		if (e != cudaSuccess) {
+			cudaFreeHost(host);
+			host = nullptr;
+			FILC2_CUDA(e);
+		}
+	}
+	~owned_points() {
+		if (host)
+			cudaFreeHost(host);
+		else if (p)
+			cudaFree(p);
+	}
+	owned_points(const owned_points&) = delete;
+	owned_points& operator=(const owned_points&) = delete;
+};
+
 // staging copies host memory to the device through two pinned buffers: the host memcpy
 // of one chunk overlaps the DMA of the other.
 class staging {
@@ -130,8 +164,11 @@ class bases_impl final : public filc2_msm_bases {
 	using xyzz = xyzz_t<F>;
 	using jac = jac_t<F>;
 
-	bases_impl(int32_t device, size_t n)
-	    : dev_(device), pts_(bytes_for(n)), eng_(static_cast<const affine*>(pts_.p), n, stream_.s), n_(n) {}
+	bases_impl(int32_t device, size_t n, bool host_resident = false)
+	    : dev_(device),
+	      pts_(bytes_for(n), host_resident),
+	      eng_(static_cast<const affine*>(pts_.p), n, stream_.s),
+	      n_(n) {}
 
 	static size_t bytes_for(size_t n) {
 		if (n >= (size_t(1) << 31)) throw_invalid("msm: at most 2^31 - 1 bases");
@@ -160,7 +197,10 @@ class bases_impl final : public filc2_msm_bases {
 
 	int32_t group() const override { return sizeof(F) == 48 ? FILC2_MSM_G1 : FILC2_MSM_G2; }
 	size_t size() const override { return n_; }
-	size_t device_bytes() const override { return n_ * sizeof(affine) + eng_.scratch_bytes() + input_.capacity(); }
+	size_t device_bytes() const override {
+		return (pts_.host ? 0 : n_ * sizeof(affine)) + eng_.scratch_bytes() + input_.capacity();
+	}
+	bool host_resident() const override { return pts_.host != nullptr; }
 
 	void trim() override {
 		use_device(dev_.ordinal);
@@ -258,7 +298,7 @@ class bases_impl final : public filc2_msm_bases {
 
 	current_device dev_;
 	owned_stream stream_;
-	owned_dev pts_;
+	owned_points pts_;
 	staging stage_;
 	engine<F> eng_;
 	dev_arena input_;
@@ -267,9 +307,9 @@ class bases_impl final : public filc2_msm_bases {
 
 // make_bases: a handle with n points uploaded from host memory or generated.
 template <class F>
-filc2_msm_bases* upload_bases(int32_t device, const void* points, size_t n) {
+filc2_msm_bases* upload_bases(int32_t device, const void* points, size_t n, bool host_resident = false) {
 	if (n && !points) throw_invalid("msm: null points");
-	auto* b = new bases_impl<F>(device, n);
+	auto* b = new bases_impl<F>(device, n, host_resident);
 	try {
 		b->upload_from(points);
 	} catch (...) {

@@ -23,6 +23,24 @@ extern "C" filc2_status filc2_msm_g1_upload(int32_t device, const void* points, 
 	});
 }
 
+extern "C" filc2_status filc2_msm_g1_upload_flags(int32_t device, const void* points, size_t n, int32_t flags,
+                                                  filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		if (flags & ~FILC2_MSM_HOST_RESIDENT) throw_invalid("msm: unknown upload flags");
+		*out = upload_bases<fp_t>(device, points, n, (flags & FILC2_MSM_HOST_RESIDENT) != 0);
+	});
+}
+
+extern "C" filc2_status filc2_msm_host_resident(filc2_msm_bases* b, int32_t* yes) {
+	return guard([&] {
+		if (!yes) throw_invalid("msm: null output");
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		*yes = b->host_resident() ? 1 : 0;
+	});
+}
+
 extern "C" filc2_status filc2_msm_g1_generate(int32_t device, const void* gen, size_t n, uint64_t seed,
                                               filc2_msm_bases** out) {
 	return guard([&] {

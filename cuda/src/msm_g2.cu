@@ -14,6 +14,16 @@ extern "C" filc2_status filc2_msm_g2_upload(int32_t device, const void* points, 
 	});
 }
 
+extern "C" filc2_status filc2_msm_g2_upload_flags(int32_t device, const void* points, size_t n, int32_t flags,
+                                                  filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		if (flags & ~FILC2_MSM_HOST_RESIDENT) throw_invalid("msm: unknown upload flags");
+		*out = upload_bases<fp2_t>(device, points, n, (flags & FILC2_MSM_HOST_RESIDENT) != 0);
+	});
+}
+
 extern "C" filc2_status filc2_msm_g2_generate(int32_t device, const void* gen, size_t n, uint64_t seed,
                                               filc2_msm_bases** out) {
 	return guard([&] {
