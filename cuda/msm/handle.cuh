@@ -83,15 +83,26 @@ struct owned_dev {
 	owned_dev& operator=(const owned_dev&) = delete;
 };
 
+// placement says where a handle's bases may live.
+enum class placement {
+	device_or_host,  // device memory, else mapped pinned host memory (uploaded keys)
+	device,          // device memory only (generated bases: benchmarks must not fall back)
+	host             // mapped pinned host memory (FILC2_MSM_HOST_RESIDENT)
+};
+
 // owned_points holds a handle's bases: device memory, or, when the device has no room for
-// them (or host_resident asks), mapped pinned host memory that the kernels read over the
+// them (or placement::host asks), mapped pinned host memory that the kernels read over the
 // bus through its device alias: slower, but a key larger than the GPU still proves.
 struct owned_points {
 	void* p = nullptr;     // the address kernels use
 	void* host = nullptr;  // the pinned host allocation behind p, if host-resident
-	owned_points(size_t bytes, bool host_resident) {
+	owned_points(size_t bytes, placement where) {
 		if (!bytes) bytes = 1;
-		if (!host_resident) {
+		if (where == placement::device) {
+			FILC2_CUDA(cudaMalloc(&p, bytes));
+			return;
+		}
+		if (where == placement::device_or_host) {
 			const cudaError_t e = cudaMalloc(&p, bytes);
 			if (e == cudaSuccess) return;
 			cudaGetLastError();  // clear it: the fallback below is the answer
@@ -164,9 +175,9 @@ class bases_impl final : public filc2_msm_bases {
 	using xyzz = xyzz_t<F>;
 	using jac = jac_t<F>;
 
-	bases_impl(int32_t device, size_t n, bool host_resident = false)
+	bases_impl(int32_t device, size_t n, placement where)
 	    : dev_(device),
-	      pts_(bytes_for(n), host_resident),
+	      pts_(bytes_for(n), where),
 	      eng_(static_cast<const affine*>(pts_.p), n, stream_.s),
 	      n_(n) {}
 
@@ -309,7 +320,7 @@ class bases_impl final : public filc2_msm_bases {
 template <class F>
 filc2_msm_bases* upload_bases(int32_t device, const void* points, size_t n, bool host_resident = false) {
 	if (n && !points) throw_invalid("msm: null points");
-	auto* b = new bases_impl<F>(device, n, host_resident);
+	auto* b = new bases_impl<F>(device, n, host_resident ? placement::host : placement::device_or_host);
 	try {
 		b->upload_from(points);
 	} catch (...) {
@@ -324,7 +335,7 @@ filc2_msm_bases* generate_bases(int32_t device, const void* gen, size_t n, uint6
 	if (!gen) throw_invalid("msm: null generator");
 	affine_t<F> g;
 	std::memcpy(&g, gen, sizeof g);
-	auto* b = new bases_impl<F>(device, n);
+	auto* b = new bases_impl<F>(device, n, placement::device);
 	try {
 		b->generate_points(g, seed);
 	} catch (...) {
