@@ -11,7 +11,6 @@ import (
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
-	"github.com/filc2/filc2/proofs/porep"
 )
 
 // One real 2KiB SealCommit2 through the engine on the CPU: seal, test
@@ -88,18 +87,7 @@ func sealC1(t *testing.T, p abi.SealProof) []byte {
 	t.Helper()
 	var ticket, seed [32]byte
 	ticket[1], seed[0] = 2, 7
-	sec, err := porep.Seal(context.Background(), porep.SealInput{Proof: p, ProverID: porep.ProverID(1000), SectorID: 1, Ticket: ticket}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := sec.Commit1(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c1.Encode(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := testparams.SealC1(t, p, 1000, 1, ticket, seed)
 	return b
 }
 

@@ -24,23 +24,8 @@ func sealC1(t testing.TB, p abi.SealProof, sector uint64, seed byte) *c1.Commit1
 	t.Helper()
 	var ticket, s [32]byte
 	ticket[1], s[0] = byte(sector)+1, seed
-	sec, err := porep.Seal(context.Background(), porep.SealInput{Proof: p, ProverID: porep.ProverID(1000), SectorID: sector, Ticket: ticket}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := sec.Commit1(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c1.Encode(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := c1.Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return back
+	out, _ := testparams.SealC1(t, p, 1000, sector, ticket, s)
+	return out
 }
 
 // TestBackend2KiB: a full 2KiB proof through the CUDA backend verifies with the CPU

@@ -4,7 +4,6 @@
 package plugintest
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -111,18 +110,7 @@ func SealC1(t testing.TB, sector uint64, seed byte) []byte {
 	t.Helper()
 	var ticket, s [32]byte
 	ticket[1], ticket[2], s[0] = byte(sector)+1, byte(sector>>8), seed
-	sec, err := porep.Seal(context.Background(), porep.SealInput{Proof: Proof, ProverID: porep.ProverID(Miner), SectorID: sector, Ticket: ticket}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := sec.Commit1(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c1.Encode(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := testparams.SealC1(t, Proof, Miner, sector, ticket, s)
 	return b
 }
 

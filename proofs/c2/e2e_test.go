@@ -13,31 +13,14 @@ import (
 	"github.com/filc2/filc2/proofs/c1"
 	. "github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
-	"github.com/filc2/filc2/proofs/porep"
 )
 
 func sealC1(t testing.TB, p abi.SealProof, sector uint64, seed byte) *c1.Commit1Out {
 	t.Helper()
 	var ticket, s [32]byte
 	ticket[1], s[0] = byte(sector)+1, seed
-	sec, err := porep.Seal(context.Background(), porep.SealInput{Proof: p, ProverID: porep.ProverID(1000), SectorID: sector, Ticket: ticket}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := sec.Commit1(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Through the JSON, as a real C1 arrives.
-	b, err := c1.Encode(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := c1.Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return back
+	out, _ := testparams.SealC1(t, p, 1000, sector, ticket, s)
+	return out
 }
 
 // The whole job on the CPU: 2KiB seal → setup → prove → verify, and the
