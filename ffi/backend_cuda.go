@@ -118,41 +118,74 @@ func (w *workBuffers) free() error {
 // LoadProver uploads pk (the key of circuit c) and c's matrices to device and keeps
 // them there until Close. If the matrices do not fit, SpMV runs on the host.
 func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs.Circuit) (*Prover, error) {
+	if err := pk.CheckShape(groth16.ShapeOf(c.Stats())); err != nil {
+		return nil, err
+	}
+	return loadProver(device, pk.VK, c, func(p *Prover) error {
+		var err error
+		for _, q := range []struct {
+			name string
+			dst  **G1Bases
+			pts  []bls.G1Affine
+		}{{"h", &p.h, pk.H}, {"l", &p.l, pk.L}, {"a", &p.a, pk.A}, {"b_g1", &p.bg1, pk.BG1}} {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if *q.dst, err = UploadG1On(device, q.pts); err != nil {
+				return fmt.Errorf("uploading the %s query (%d points) to device %d: %w", q.name, len(q.pts), device, err)
+			}
+		}
+		if p.bg2, err = UploadG2On(device, pk.BG2); err != nil {
+			return fmt.Errorf("uploading the b_g2 query (%d points) to device %d: %w", len(pk.BG2), device, err)
+		}
+		return nil
+	})
+}
+
+// LoadSyntheticProver makes a key with the lengths circuit c needs directly on the
+// device, from seed: distinct valid points, not a real setup (benchmarks at sizes whose
+// parameters are not at hand). Its proofs do not verify under any key.
+func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed uint64) (*Prover, error) {
+	_, _, g1, g2 := bls.Generators()
+	vk := groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2}
+	return loadProver(device, vk, c, func(p *Prover) error {
+		n := p.shape.Lengths()
+		var err error
+		for i, dst := range []**G1Bases{&p.h, &p.l, &p.a, &p.bg1} {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if *dst, err = GenerateG1(device, max(n[i], 1), seed+uint64(i)<<40); err != nil {
+				return fmt.Errorf("generating %d synthetic G1 points on device %d: %w", n[i], device, err)
+			}
+		}
+		if p.bg2, err = GenerateG2(device, max(n[4], 1), seed+4<<40); err != nil {
+			return fmt.Errorf("generating %d synthetic G2 points on device %d: %w", n[4], device, err)
+		}
+		return nil
+	})
+}
+
+// loadProver makes circuit c's prover on device: the NTT domain, the five queries
+// (keys fills them), where their points went, and the circuit's matrices. On any
+// failure what was made is freed.
+func loadProver(device int, vk groth16.VerifyingKey, c *r1cs.Circuit, keys func(p *Prover) error) (*Prover, error) {
 	shape := groth16.ShapeOf(c.Stats())
-	if err := checkKey(pk, shape); err != nil {
-		return nil, err
-	}
-	p := &Prover{device: device, vk: pk.VK, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
-	ok := false
-	defer func() {
-		if !ok {
-			p.Close()
+	p := &Prover{device: device, vk: vk, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
+	err := func() (err error) {
+		if p.domain, err = newDomainOn(device, shape); err != nil {
+			return err
 		}
+		if err := keys(p); err != nil {
+			return err
+		}
+		p.findHostResident()
+		return p.uploadCircuit()
 	}()
-	var err error
-	if p.domain, err = newDomainOn(device, shape); err != nil {
+	if err != nil {
+		p.Close()
 		return nil, err
 	}
-	for _, q := range []struct {
-		name string
-		dst  **G1Bases
-		pts  []bls.G1Affine
-	}{{"h", &p.h, pk.H}, {"l", &p.l, pk.L}, {"a", &p.a, pk.A}, {"b_g1", &p.bg1, pk.BG1}} {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if *q.dst, err = UploadG1On(device, q.pts); err != nil {
-			return nil, fmt.Errorf("uploading the %s query (%d points) to device %d: %w", q.name, len(q.pts), device, err)
-		}
-	}
-	if p.bg2, err = UploadG2On(device, pk.BG2); err != nil {
-		return nil, fmt.Errorf("uploading the b_g2 query (%d points) to device %d: %w", len(pk.BG2), device, err)
-	}
-	p.findHostResident()
-	if err := p.uploadCircuit(); err != nil {
-		return nil, err
-	}
-	ok = true
 	return p, nil
 }
 
@@ -169,43 +202,6 @@ func (p *Prover) uploadCircuit() error {
 	return nil
 }
 
-// LoadSyntheticProver makes a key with the lengths circuit c needs directly on the
-// device, from seed: distinct valid points, not a real setup (benchmarks at sizes whose
-// parameters are not at hand). Its proofs do not verify under any key.
-func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed uint64) (*Prover, error) {
-	shape := groth16.ShapeOf(c.Stats())
-	_, _, g1, g2 := bls.Generators()
-	vk := groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2}
-	p := &Prover{device: device, vk: vk, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
-	ok := false
-	defer func() {
-		if !ok {
-			p.Close()
-		}
-	}()
-	var err error
-	if p.domain, err = newDomainOn(device, shape); err != nil {
-		return nil, err
-	}
-	n := shape.Lengths()
-	for i, dst := range []**G1Bases{&p.h, &p.l, &p.a, &p.bg1} {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if *dst, err = GenerateG1(device, max(n[i], 1), seed+uint64(i)<<40); err != nil {
-			return nil, fmt.Errorf("generating %d synthetic G1 points on device %d: %w", n[i], device, err)
-		}
-	}
-	if p.bg2, err = GenerateG2(device, max(n[4], 1), seed+4<<40); err != nil {
-		return nil, fmt.Errorf("generating %d synthetic G2 points on device %d: %w", n[4], device, err)
-	}
-	if err := p.uploadCircuit(); err != nil {
-		return nil, err
-	}
-	ok = true
-	return p, nil
-}
-
 func newDomainOn(device int, shape groth16.Shape) (*Domain, error) {
 	logN := 0
 	for 1<<logN < shape.Domain {
@@ -216,21 +212,6 @@ func newDomainOn(device int, shape groth16.Shape) (*Domain, error) {
 		return nil, fmt.Errorf("NTT domain of 2^%d on device %d: %w", logN, device, err)
 	}
 	return d, nil
-}
-
-// checkKey is groth16's length check, repeated here (it is unexported there).
-func checkKey(pk *groth16.ProvingKey, s groth16.Shape) error {
-	if len(pk.VK.IC) != s.NumInputs {
-		return fmt.Errorf("ffi: key has %d IC points, circuit has %d inputs", len(pk.VK.IC), s.NumInputs)
-	}
-	got := [5]int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}
-	want := s.Lengths()
-	for i, name := range []string{"h", "l", "a", "b_g1", "b_g2"} {
-		if got[i] != want[i] {
-			return fmt.Errorf("ffi: key has %d %s points, circuit needs %d", got[i], name, want[i])
-		}
-	}
-	return nil
 }
 
 // Device is the device ordinal the key lives on.

@@ -82,7 +82,6 @@ func proveOnEngine(ctx context.Context, e *engine.Engine, req *Request) (Proof, 
 
 // engineError turns an engine error into the Prover API's typed errors.
 func engineError(e *engine.Engine, req *Request, err error) error {
-	var dl *engine.DeadlineError
 	switch {
 	case errors.Is(err, engine.ErrQueueFull):
 		q := e.Status().Queued
@@ -95,10 +94,7 @@ func engineError(e *engine.Engine, req *Request, err error) error {
 		return &CancelledError{ID: req.ID}
 	case errors.Is(err, engine.ErrClosed):
 		return &UnavailableError{Msg: "the proving engine shut down"}
-	case errors.Is(err, engine.ErrBudget):
-		return &InternalError{Msg: err.Error()}
-	case errors.As(err, &dl):
-		return &InternalError{Msg: err.Error()}
 	}
+	// Budget, deadline and partition failures are the prover's: internal.
 	return &InternalError{Msg: err.Error()}
 }

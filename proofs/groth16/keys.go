@@ -52,8 +52,9 @@ func (s Shape) Lengths() [5]int {
 	return [5]int{s.Domain - 1, s.NumAux, s.NumInputs + s.AAux, s.BInput + s.BAux, s.BInput + s.BAux}
 }
 
-// check reports the first query whose length differs from the shape's.
-func (pk *ProvingKey) check(s Shape) error {
+// CheckShape reports the first query whose length differs from the shape's
+// (every backend checks a key against its circuit this way before loading it).
+func (pk *ProvingKey) CheckShape(s Shape) error {
 	if len(pk.VK.IC) != s.NumInputs {
 		return fmt.Errorf("groth16: key has %d IC points, circuit has %d inputs", len(pk.VK.IC), s.NumInputs)
 	}

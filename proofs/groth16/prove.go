@@ -142,7 +142,7 @@ type cpuProver struct {
 
 func newCPUProver(pk *ProvingKey, c *r1cs.Circuit) (*cpuProver, error) {
 	shape := ShapeOf(c.Stats())
-	if err := pk.check(shape); err != nil {
+	if err := pk.CheckShape(shape); err != nil {
 		return nil, err
 	}
 	return &cpuProver{pk: pk, circuit: c, dens: DensitiesOf(c), domain: fft.NewDomain(uint64(shape.Domain))}, nil

@@ -18,7 +18,7 @@ func TestSyntheticKeyProves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pk.check(ShapeOf(b.circuit.Stats())); err != nil {
+	if err := pk.CheckShape(ShapeOf(b.circuit.Stats())); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[bls.G1Affine]bool{}
