@@ -42,9 +42,11 @@ func benchC2Command() *ucli.Command {
 			"workers per GPU under the GPU interlock, the memory budget as backpressure), keeping --concurrency jobs\n" +
 			"in flight, and prints one report (JSON with --json; progress goes to stderr):\n" +
 			"  load         the circuit and the keys on every GPU, loaded before the first job (not counted below)\n" +
-			"  throughput   steady state: (last proof's finish − first proof's finish) / (jobs − 1), so the first\n" +
-			"               proof's warm-up (pipeline fill, first allocations) is excluded; and overall, first\n" +
-			"               submission to last finish over all jobs\n" +
+			"  throughput   steady state: from the first proof's finish to the last's, the partitions completed in\n" +
+			"               that window per unit of time, in proofs (partitions per proof ÷ rate), so the first proof's\n" +
+			"               warm-up (pipeline fill, first allocations) is excluded and jobs that overlap the first are\n" +
+			"               counted only for the work done inside the window; overall, first submission to last finish\n" +
+			"               over all jobs; and the GPU bound, partitions per proof × the median kernel section ÷ GPUs\n" +
 			"  latency      per job, submission to proof: median and max\n" +
 			"  stages       per partition, median and max: queue, synthesis, GPU queue, prover wait, gpu_pre\n" +
 			"               (prepare: SpMV and upload), lock_wait, gpu_locked (the kernels), gpu_post (finish), verify\n" +
@@ -206,8 +208,12 @@ type benchC2Report struct {
 	Wall         time.Duration `json:"wall_ns"`        // first submission to last proof
 	FirstProof   time.Duration `json:"first_proof_ns"` // first submission to first proof: the warm-up
 	Steady       time.Duration `json:"steady_state_per_proof_ns,omitempty"`
-	SteadyProofs int           `json:"steady_state_proofs"` // proofs the steady state is measured over (jobs − 1)
+	SteadyProofs int           `json:"steady_state_proofs"`     // proofs finished in the steady-state window (jobs − 1)
+	SteadyParts  int           `json:"steady_state_partitions"` // partitions completed in it, what the rate counts
 	Overall      time.Duration `json:"overall_per_proof_ns"`
+	// GPUBound is partitions per proof × the median kernel section ÷ GPUs:
+	// the s/proof the GPU locks alone would allow.
+	GPUBound time.Duration `json:"gpu_bound_per_proof_ns"`
 
 	LatencyMedian time.Duration `json:"latency_median_ns"`
 	LatencyMax    time.Duration `json:"latency_max_ns"`
@@ -543,12 +549,18 @@ func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
 	rep.Wall = last.at.Sub(start)
 	rep.FirstProof = first.at.Sub(start)
 	rep.Overall = rep.Wall / time.Duration(len(jobs))
-	if n := len(jobs) - 1; n > 0 {
-		rep.SteadyProofs = n
-		rep.Steady = last.at.Sub(first.at) / time.Duration(n)
-	}
 	var lat []time.Duration
 	var parts []engine.PartitionTiming
+	var completed []time.Time
+	for _, j := range jobs {
+		for _, pt := range j.res.Partitions {
+			completed = append(completed, pt.Completed)
+		}
+	}
+	if n := len(jobs) - 1; n > 0 {
+		rep.SteadyProofs = n
+		rep.Steady, rep.SteadyParts = steadyState(completed, first.at, last.at, rep.Partitions)
+	}
 	verified := true
 	for _, j := range jobs {
 		l := j.finished.Sub(j.submitted)
@@ -571,6 +583,9 @@ func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
 			st.Median, st.Max = median(ds), slices.Max(ds)
 		}
 		rep.Stages = append(rep.Stages, st)
+		if s.stage == engine.StageGPU && len(ds) > 0 && len(rep.GPUs) > 0 {
+			rep.GPUBound = st.Median * time.Duration(rep.Partitions) / time.Duration(len(rep.GPUs))
+		}
 	}
 	var kernelOrder []string
 	kernels := map[string][]time.Duration{}
@@ -602,6 +617,24 @@ func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
 		}
 		rep.GPUUse = append(rep.GPUUse, u)
 	}
+}
+
+// steadyState is the throughput between two moments (the first and the
+// last proof's finish): the partitions completed after from and by to,
+// as time per proof of perProof partitions, and how many it counted. A job
+// that ran beside the first proof is credited only with the partitions it
+// completed inside the window, so overlapping jobs do not inflate the rate.
+func steadyState(completed []time.Time, from, to time.Time, perProof int) (time.Duration, int) {
+	n := 0
+	for _, t := range completed {
+		if t.After(from) && !t.After(to) {
+			n++
+		}
+	}
+	if n == 0 || !to.After(from) {
+		return 0, n
+	}
+	return to.Sub(from) * time.Duration(perProof) / time.Duration(n), n
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -656,10 +689,14 @@ func printBenchC2(w io.Writer, r *benchC2Report) {
 	fmt.Fprintf(tw, "load\t%s\t(circuit %s; %s; before the first job, not counted)\n", secs(r.Load), secs(r.CircuitLoad), strings.Join(keys, ", "))
 	fmt.Fprintf(tw, "first proof\t%s\t(warm-up: submission to the first proof, excluded from the steady state)\n", secs(r.FirstProof))
 	if r.SteadyProofs > 0 {
-		fmt.Fprintf(tw, "throughput\t%s/proof\tsteady state over the last %s ((last finish − first finish) / %d); %s/proof overall (%s in %s)\n",
-			secs(r.Steady), plural(r.SteadyProofs, "proof"), r.SteadyProofs, secs(r.Overall), plural(r.Jobs, "proof"), secs(r.Wall))
+		fmt.Fprintf(tw, "throughput\t%s/proof\tsteady state: %s completed between the first and the last proof's finish; %s/proof overall (%s in %s)\n",
+			secs(r.Steady), plural(r.SteadyParts, "partition"), secs(r.Overall), plural(r.Jobs, "proof"), secs(r.Wall))
 	} else {
 		fmt.Fprintf(tw, "throughput\t%s/proof\toverall, warm-up included: one proof has no steady state (use --jobs 2 or more)\n", secs(r.Overall))
+	}
+	if r.GPUBound > 0 {
+		fmt.Fprintf(tw, "GPU bound\t%s/proof\t%d partitions × the median kernel section ÷ %s: the rate if only the GPU locks limited it\n",
+			secs(r.GPUBound), r.Partitions, plural(len(r.GPUs), "GPU"))
 	}
 	fmt.Fprintf(tw, "latency\t%s\tmedian, %s max (submission to proof)\n", secs(r.LatencyMedian), secs(r.LatencyMax))
 	tw.Flush()

@@ -119,6 +119,9 @@ type PartitionTiming struct {
 	GPUTime   time.Duration `json:"gpu_locked_ns"`
 	Finish    time.Duration `json:"gpu_post_ns"`
 	Verify    time.Duration `json:"verify_ns"`
+	// Completed is when the partition's proof was recorded (zero until then).
+	// Throughput is measured from these: partitions completed per unit of time.
+	Completed time.Time `json:"completed"`
 	// Kernels is where the GPU section's time went, when the backend says
 	// (its Raw has a KernelSplit method): SpMV, H, each MSM.
 	Kernels []KernelTime `json:"kernels,omitempty"`

@@ -216,6 +216,7 @@ func (e *Engine) completePartition(p *partition, proof *groth16.Proof) {
 			j.unverified++
 			e.totals.PartitionsUnverified++
 		}
+		p.t.Completed = time.Now()
 		j.timings[p.k] = p.t
 		j.proved++
 		e.totals.PartitionsProved++
