@@ -165,9 +165,10 @@ func WithProgress(f func(done, total int)) SynthOption {
 }
 
 // WithParallelism sets how many goroutines synthesise the challenges of a
-// Witness-mode System: n < 1 (the default) means runtime.GOMAXPROCS(0), 1 the
-// sequential synthesis. Other modes are always sequential. The assignment is
-// the same either way.
+// System that can fork (Witness, Record, Count without a digest): n < 1 (the
+// default) means runtime.GOMAXPROCS(0), 1 the sequential synthesis. Check mode
+// and digests are always sequential. The assignment, the recorded matrices and
+// the counts are the same either way.
 func WithParallelism(n int) SynthOption {
 	return func(c *synthConfig) { c.parallelism = n }
 }
@@ -185,10 +186,11 @@ func WithTotals(h r1cs.Header) SynthOption {
 // allocation and enforce order (spec §2.1–2.2). cs already holds ONE; call
 // cs.Finish afterwards for bellperson's trailing input constraints.
 //
-// In Witness mode the challenges, independent sub-circuits once the top level
-// is allocated, are synthesised in parallel (WithParallelism): each into a
-// child System forked from cs at the challenge's place in the sequential
-// layout, so that the assignment is identical to the sequential one.
+// When cs can fork (Witness, Record, Count without a digest) the challenges,
+// independent sub-circuits once the top level is allocated, are synthesised in
+// parallel (WithParallelism): each into a child System forked from cs at the
+// challenge's place in the sequential layout, so that the assignment, or the
+// recorded circuit, is identical to the sequential one.
 func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...SynthOption) error {
 	var cfg synthConfig
 	for _, o := range opts {
@@ -223,7 +225,7 @@ func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...Syn
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if cs.Mode() == r1cs.Witness && workers > 1 && len(in.Proofs) > 1 {
+	if cs.CanFork() && workers > 1 && len(in.Proofs) > 1 {
 		return synthesizeParallel(cs, top, in.Proofs, min(workers, len(in.Proofs)), &cfg)
 	}
 	for i := range in.Proofs {

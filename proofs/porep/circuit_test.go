@@ -1,6 +1,7 @@
 package porep
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"testing"
@@ -115,4 +116,52 @@ func TestPoRep2KiBCircuitDigest(t *testing.T) {
 	st, d := countAndDigest(t, s, ref.ChunkSize)
 	t.Logf("2KiB count + digest: %v", time.Since(t0))
 	compareToReference(t, "2KiB", ref, st, d)
+}
+
+// recordPCE records s's blank circuit with opts and returns its PCE bytes and
+// its canonical digest.
+func recordPCE(t *testing.T, s CircuitShape, chunk int, opts ...SynthOption) ([]byte, r1cs.Digest) {
+	t.Helper()
+	cs := r1cs.New(r1cs.Record)
+	if err := Synthesize(cs, s, s.Blank(), opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cs.Circuit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), c.Digest(chunk)
+}
+
+// The circuit the provers use is recorded with the challenges in parallel: the
+// PCE is the sequential recording byte for byte, and its digest is the
+// reference's, for the production 2KiB circuit and a stacked_circuit shape.
+func TestParallelRecording(t *testing.T) {
+	refs := refCircuits(t)
+	p, _ := abi.ParseName("StackedDrg2KiBV1_1")
+	u8 := refs["stacked_circuit_test_U8_U4"]
+	for name, s := range map[string]CircuitShape{
+		"porep_2KiB_StackedDrg2KiBV1_1": ShapeOf(p),
+		"stacked_circuit_test_U8_U4": {Layers: u8.Config.Layers, Challenges: u8.Config.Challenges,
+			TreeDLevels: u8.Config.DLevels, TreeArities: u8.Config.RCArities},
+	} {
+		ref := refs[name]
+		seq, _ := recordPCE(t, s, ref.ChunkSize, WithParallelism(1))
+		for _, workers := range []int{2, 0} {
+			got, d := recordPCE(t, s, ref.ChunkSize, WithParallelism(workers))
+			if !bytes.Equal(got, seq) {
+				t.Fatalf("%s: recorded with %d workers, the PCE differs from the sequential one", name, workers)
+			}
+			if d.Hex() != ref.Digest {
+				t.Fatalf("%s: the recorded circuit's digest %s, the reference's %s", name, d.Hex(), ref.Digest)
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package r1cs
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -97,6 +98,56 @@ func (r *recorder) add(a, b, c LC) {
 			m.Val = append(m.Val, id)
 		}
 		m.RowPtr = append(m.RowPtr, uint32(len(m.Col)))
+	}
+}
+
+// reserve makes room in r's matrices for the rows of the Record-mode children
+// about to be joined.
+func (r *recorder) reserve(children []*System) {
+	var rows int
+	var nnz [3]int
+	for _, ch := range children {
+		if ch == nil || ch.rec == nil {
+			continue
+		}
+		rows += len(ch.rec.m[0].RowPtr) - 1
+		for k := range nnz {
+			nnz[k] += len(ch.rec.m[k].Col)
+		}
+	}
+	for k := range r.m {
+		m := &r.m[k]
+		m.RowPtr = slices.Grow(m.RowPtr, rows)
+		m.Col = slices.Grow(m.Col, nnz[k])
+		m.Val = slices.Grow(m.Val, nnz[k])
+	}
+}
+
+// append adds o's rows after r's. o's coefficients join r's table in the order
+// o first met them, which is the order a sequential recording meets them in.
+func (r *recorder) append(o *recorder) {
+	remap := make([]uint32, len(o.coeffs))
+	for i, c := range o.coeffs {
+		id, ok := r.index[c]
+		if !ok {
+			id = uint32(len(r.coeffs))
+			r.index[c] = id
+			r.coeffs = append(r.coeffs, c)
+		}
+		remap[i] = id
+	}
+	for k := range r.m {
+		m, om := &r.m[k], &o.m[k]
+		base := uint32(len(m.Col))
+		m.Col = append(m.Col, om.Col...)
+		start := len(m.Val)
+		m.Val = append(m.Val, om.Val...)
+		for i := start; i < len(m.Val); i++ {
+			m.Val[i] = remap[m.Val[i]]
+		}
+		for _, p := range om.RowPtr[1:] {
+			m.RowPtr = append(m.RowPtr, base+p)
+		}
 	}
 }
 

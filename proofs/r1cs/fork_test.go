@@ -190,16 +190,32 @@ func TestForkVariablesAndNesting(t *testing.T) {
 	}
 }
 
-// Fork is Witness-only: a Count, Record or Check System cannot fork, so no
-// child can be used to count, record or check.
-func TestForkNeedsWitnessMode(t *testing.T) {
-	for _, m := range []Mode{Count, Record, Check} {
+// Check mode and Count mode with a digest cannot fork (both follow the
+// sequential order); a child has its parent's mode.
+func TestForkModes(t *testing.T) {
+	for _, cs := range []*System{New(Check), New(Count, WithDigest(Header{NumInputs: 1}, 16))} {
+		if ch, err := cs.Fork(Layout{Aux: 1}); err == nil || ch != nil || !strings.Contains(err.Error(), "Witness, Record or Count") {
+			t.Errorf("%v: Fork gave %v, %v", cs.Mode(), ch, err)
+		}
+		if cs.err != nil {
+			t.Errorf("%v: the refused Fork broke the System: %v", cs.Mode(), cs.err)
+		}
+	}
+	for _, m := range []Mode{Count, Record} {
 		cs := New(m)
-		if ch, err := cs.Fork(Layout{Aux: 1}); err == nil || ch != nil || !strings.Contains(err.Error(), "Witness") {
-			t.Errorf("%v: Fork gave %v, %v", m, ch, err)
+		ch, err := cs.Fork(Layout{Aux: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch[0].Mode() != m || !ch[0].Constraining() {
+			t.Errorf("%v: child mode %v", m, ch[0].Mode())
+		}
+		ch[0].Alloc(fr.NewElement(1))
+		if err := cs.Join(ch...); err != nil {
+			t.Fatal(err)
 		}
 		if err := cs.Finish(); err != nil {
-			t.Errorf("%v: the refused Fork broke the System: %v", m, err)
+			t.Fatal(err)
 		}
 	}
 	cs := New(Witness)

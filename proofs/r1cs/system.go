@@ -57,6 +57,8 @@ type System struct {
 	window           bool    // storage is a window of the parent's: it cannot grow
 	discard          bool    // Measure's scratch System: values are not kept
 	outstanding      int     // children forked and not yet joined: storage cannot move
+	forked, joined   int     // children forked and joined so far (Record mode joins them in order)
+	seq              int     // a forked child's place among its parent's children
 
 	aAux, bInput, bAux Bitset // every mode but Witness
 
@@ -159,8 +161,8 @@ func (cs *System) allocSlow(v fr.Element) Variable {
 		cs.aux = cs.store(cs.aux, &v, "aux")
 	}
 	if cs.mode != Witness {
-		cs.aAux.Grow(cs.numAux)
-		cs.bAux.Grow(cs.numAux)
+		cs.aAux.Grow(i + 1)
+		cs.bAux.Grow(i + 1)
 	}
 	return AuxVar(i)
 }
@@ -175,7 +177,7 @@ func (cs *System) AllocInput(v fr.Element) Variable {
 		cs.inputs = cs.store(cs.inputs, &v, "inputs")
 	}
 	if cs.mode != Witness {
-		cs.bInput.Grow(cs.numInputs)
+		cs.bInput.Grow(i + 1)
 	}
 	return InputVar(i)
 }
@@ -220,6 +222,10 @@ func (cs *System) enforce(build func(a, b, c *LC)) {
 	idx := cs.constraints
 	cs.constraints++
 	if cs.mode == Witness {
+		return
+	}
+	if cs.rec != nil && cs.outstanding > 0 {
+		cs.fail(errors.New("r1cs: Record mode: a constraint enforced while forked children are outstanding (it would precede their rows): Join them first"))
 		return
 	}
 	cs.la, cs.lb, cs.lc = cs.la[:0], cs.lb[:0], cs.lc[:0]
