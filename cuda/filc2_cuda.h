@@ -118,6 +118,23 @@ filc2_status filc2_test_alloc(int32_t device, uint64_t bytes);
 filc2_status filc2_bench_mul(int32_t device, int32_t field, int32_t op, int32_t chain, uint64_t n, int32_t reps,
                              float *ms);
 
+/* ---- uploads ---------------------------------------------------------------- */
+
+/* A filc2_uploader copies host memory (pageable or not) to device memory through its own
+ * pinned staging buffers on its own non-blocking stream: the host memcpy of one chunk
+ * overlaps the DMA of the previous ones, nothing goes through the legacy default stream
+ * or the driver's pageable path, so kernels other threads run meanwhile are not ordered
+ * behind the copy. One call at a time per uploader; several uploaders may copy at once
+ * (into disjoint ranges) to use more host memory bandwidth.
+ *
+ * filc2_uploader_new: chunk_bytes per staging buffer (0: 16 MiB), `buffers` of them (2–4).
+ * filc2_uploader_copy: returns when the bytes are on the device.
+ * filc2_uploader_free: NULL is a no-op. */
+typedef struct filc2_uploader filc2_uploader; /* opaque */
+filc2_status filc2_uploader_new(int32_t device, uint64_t chunk_bytes, int32_t buffers, filc2_uploader **out);
+filc2_status filc2_uploader_copy(filc2_uploader *u, void *dst, const void *src, uint64_t bytes);
+filc2_status filc2_uploader_free(filc2_uploader *u);
+
 #ifdef __cplusplus
 }
 #endif

@@ -132,12 +132,25 @@ enum {
 	FILC2_MSM_BENCH_MSM_WITNESS = 4    /* filc2_msm_run on witness scalars (to check SPLIT) */
 };
 
+/* The phases of one MSM call (filc2_msm_bench's phase times). */
+enum {
+	FILC2_MSM_PHASE_PREPARE = 0, /* scalars to canonical digits; split: classify and compact */
+	FILC2_MSM_PHASE_SORT = 1,    /* histogram, scan and scatter of (bucket, point) pairs */
+	FILC2_MSM_PHASE_ACC0 = 2,    /* first accumulation level: the mixed additions */
+	FILC2_MSM_PHASE_ACCK = 3,    /* later accumulation levels (full additions) */
+	FILC2_MSM_PHASE_REDUCE = 4,  /* bucket sums to window sums */
+	FILC2_MSM_PHASE_FINISH = 5,  /* window sums to Jacobian */
+	FILC2_MSM_PHASES = 6
+};
+
 /* Run op reps times (after two warm-ups) on n inputs made on the device from seed
  * (scalars as filc2_msm_random_scalars), device time of each in ms[i] (events around the
  * device work, excluding the download of the result). The last run's result goes to
- * windows (FILC2_MSM_MAX_WINDOWS points; batch additions: one) and res. */
+ * windows (FILC2_MSM_MAX_WINDOWS points; batch additions: one) and res. phases, if not
+ * NULL (FILC2_MSM_PHASES entries), gets each phase's time summed over the reps timed runs
+ * (events between the phases: slightly slower runs). */
 filc2_status filc2_msm_bench(filc2_msm_bases *b, int32_t op, size_t n, uint64_t seed, const filc2_msm_config *cfg,
-                             int32_t reps, float *ms, void *windows, filc2_msm_result *res);
+                             int32_t reps, float *ms, float *phases, void *windows, filc2_msm_result *res);
 
 #ifdef __cplusplus
 }

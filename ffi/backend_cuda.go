@@ -87,6 +87,7 @@ type Prover struct {
 	bg1     *G1Bases
 	bg2     *G2Bases
 	dc      *DeviceCircuit // nil: SpMV on the host
+	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
 
 	hostResident []string // queries whose points are in pinned host memory
 
@@ -169,10 +170,13 @@ func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed 
 // loadProver makes circuit c's prover on device: the NTT domain, the five queries
 // (keys fills them), where their points went, and the circuit's matrices. On any
 // failure what was made is freed.
-func loadProver(device int, vk groth16.VerifyingKey, c *r1cs.Circuit, keys func(p *Prover) error) (*Prover, error) {
+func loadProver(device int, vk groth16.VerifyingKey, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Prover, err error) {
 	shape := groth16.ShapeOf(c.Stats())
 	p := &Prover{device: device, vk: vk, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
-	err := func() (err error) {
+	if p.up, err = uploadPoolFromEnv(device); err != nil {
+		return nil, err
+	}
+	err = func() (err error) {
 		if p.domain, err = newDomainOn(device, shape); err != nil {
 			return err
 		}
@@ -274,6 +278,9 @@ func (p *Prover) Close() error {
 	p.work = nil
 	p.gpu.Unlock()
 	errs := []error{work.free()}
+	if p.up != nil {
+		errs = append(errs, p.up.close())
+	}
 	for _, s := range spare {
 		errs = append(errs, s.Free())
 	}
@@ -433,7 +440,11 @@ func (p *Prover) prepare(ctx context.Context, w *groth16.Assignment, r, s fr.Ele
 	if err != nil {
 		return nil, err
 	}
-	if err := buf.UploadAt(0, w.Inputs); err == nil {
+	if p.up != nil {
+		if err = p.up.uploadAt(buf, 0, w.Inputs); err == nil {
+			err = p.up.uploadAt(buf, c.NumInputs, w.Aux)
+		}
+	} else if err = buf.UploadAt(0, w.Inputs); err == nil {
 		err = buf.UploadAt(c.NumInputs, w.Aux)
 	}
 	if err != nil {

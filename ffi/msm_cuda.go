@@ -156,11 +156,35 @@ func (b *handle) download(first, count int, out unsafe.Pointer) error {
 // bench runs filc2_msm_bench: device ms of each of reps runs, the last result's windows.
 func (b *handle) bench(op, n int, seed uint64, cfg *msmConfig, reps int, windows unsafe.Pointer) ([]float32, msmInfo,
 	error) {
+	return b.benchWith(op, n, seed, cfg, reps, nil, windows)
+}
+
+// msmPhases are the device ms of an MSM's phases (FILC2_MSM_PHASE_*): prepare, sort,
+// first accumulation level, later levels, reduce, finish.
+type msmPhases [C.FILC2_MSM_PHASES]float32
+
+// msmPhaseNames name msmPhases' entries.
+var msmPhaseNames = [C.FILC2_MSM_PHASES]string{"prepare", "sort", "acc0", "acck", "reduce", "finish"}
+
+// benchPhases is bench with the time of each phase, summed over the reps runs.
+func (b *handle) benchPhases(op, n int, seed uint64, cfg *msmConfig, reps int, windows unsafe.Pointer) ([]float32,
+	msmPhases, msmInfo, error) {
+	var ph msmPhases
+	ms, info, err := b.benchWith(op, n, seed, cfg, reps, &ph, windows)
+	return ms, ph, info, err
+}
+
+func (b *handle) benchWith(op, n int, seed uint64, cfg *msmConfig, reps int, phases *msmPhases,
+	windows unsafe.Pointer) ([]float32, msmInfo, error) {
 	ms := make([]float32, reps)
 	var res C.filc2_msm_result
+	var ph *C.float
+	if phases != nil {
+		ph = (*C.float)(unsafe.Pointer(&phases[0]))
+	}
 	err := b.use(func(h *C.filc2_msm_bases) error {
 		return check(C.filc2_msm_bench(h, C.int32_t(op), C.size_t(n), C.uint64_t(seed), cConfig(cfg), C.int32_t(reps),
-			(*C.float)(unsafe.Pointer(&ms[0])), windows, &res))
+			(*C.float)(unsafe.Pointer(&ms[0])), ph, windows, &res))
 	})
 	return ms, infoOf(&res), err
 }

@@ -28,6 +28,9 @@
 namespace filc2 {
 namespace msm {
 
+// The phases a timer's marks attribute time to (filc2_msm.h's FILC2_MSM_PHASE_*).
+enum phase { phase_prepare, phase_sort, phase_acc0, phase_acck, phase_reduce, phase_finish, phase_count };
+
 #ifdef FILC2_EMULATE
 
 using stream_t = int;
@@ -48,6 +51,7 @@ inline size_t device_free_bytes() { return size_t(1) << 40; }
 // timer: device events around a region (no-ops in the emulation).
 struct timer {
 	void begin(stream_t) {}
+	void mark(stream_t, int) {}
 	void end(stream_t) {}
 };
 
@@ -96,9 +100,16 @@ inline size_t device_free_bytes() {
 	return free_b;
 }
 
-// timer: device events around a region of a stream.
+// timer: device events around a region of a stream, and, with want_phases, marks
+// inside it: mark(s, p) ends a stretch of phase p (FILC2_MSM_PHASE_*), the time since
+// the previous mark (or begin). Marks cost an event record each: a few microseconds.
 struct timer {
+	static constexpr int max_marks = 64;
 	cudaEvent_t a = nullptr, b = nullptr;
+	cudaEvent_t m[max_marks] = {};
+	int phase_of[max_marks] = {};
+	int marks = 0;
+	bool want_phases = false;
 	timer() {
 		FILC2_CUDA(cudaEventCreate(&a));
 		const cudaError_t e = cudaEventCreate(&b);
@@ -110,16 +121,37 @@ struct timer {
 	~timer() {
 		cudaEventDestroy(a);
 		cudaEventDestroy(b);
+		for (cudaEvent_t e : m)
+			if (e) cudaEventDestroy(e);
 	}
 	timer(const timer&) = delete;
 	timer& operator=(const timer&) = delete;
-	void begin(stream_t s) { FILC2_CUDA(cudaEventRecord(a, s)); }
+	void begin(stream_t s) {
+		marks = 0;
+		FILC2_CUDA(cudaEventRecord(a, s));
+	}
+	void mark(stream_t s, int p) {
+		if (!want_phases || marks == max_marks) return;
+		if (!m[marks]) FILC2_CUDA(cudaEventCreate(&m[marks]));
+		phase_of[marks] = p;
+		FILC2_CUDA(cudaEventRecord(m[marks++], s));
+	}
 	void end(stream_t s) { FILC2_CUDA(cudaEventRecord(b, s)); }
 	float ms() const {
 		FILC2_CUDA(cudaEventSynchronize(b));
 		float t = 0;
 		FILC2_CUDA(cudaEventElapsedTime(&t, a, b));
 		return t;
+	}
+	// add_phases adds each phase's time of the last run to out[phase] (after ms()).
+	void add_phases(float* out) const {
+		cudaEvent_t prev = a;
+		for (int i = 0; i < marks; ++i) {
+			float t = 0;
+			FILC2_CUDA(cudaEventElapsedTime(&t, prev, m[i]));
+			out[phase_of[i]] += t;
+			prev = m[i];
+		}
 	}
 };
 

@@ -97,7 +97,8 @@ class engine {
 		group_plan gp = carve_group(plan, n, c, gs);
 		if (tm) tm->begin(s_);
 		launch<prepare_body>(s_, n, scalars, prepared);
-		pippenger(prepared, nullptr, n, c, gs, gp);
+		if (tm) tm->mark(s_, phase_prepare);
+		pippenger(prepared, nullptr, n, c, gs, gp, tm);
 		finish(W, nullptr, out, tm);
 		res.window_bits = c;
 		res.windows = W;
@@ -152,8 +153,9 @@ class engine {
 
 		launch<classify_write_body>(s_, T, scalars, n, static_cast<const uint32_t*>(c1),
 		                            static_cast<const uint32_t*>(c2), ones, tail, tail_idx);
-		batch_add(ones, total(0), n1, bp, ones_sum());
-		if (n2) pippenger(tail, tail_idx, n2, c, gs, gp);
+		if (tm) tm->mark(s_, phase_prepare);
+		batch_add(ones, total(0), n1, bp, ones_sum(), tm);
+		if (n2) pippenger(tail, tail_idx, n2, c, gs, gp, tm);
 		else dev_zero(window_sums(), sizeof(xyzz), s_);
 		finish(W ? W : 1, ones_sum(), out, tm);
 		res.window_bits = c;
@@ -284,7 +286,8 @@ class engine {
 	}
 
 	// accumulate: buckets[key] = Σ points of the d_M (≤ p.cap0) sorted pairs with that key.
-	void accumulate(const pair_t* pairs, const uint32_t* d_M, const level_plan& p, xyzz* buckets) {
+	void accumulate(const pair_t* pairs, const uint32_t* d_M, const level_plan& p, xyzz* buckets,
+	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
 		if constexpr (is_g1) {
@@ -298,6 +301,7 @@ class engine {
 			launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
 			                                    lens() + 1);
 		}
+		if (tm) tm->mark(s_, phase_acc0);
 		size_t cap = T0;
 		uint32_t *in_k = p.a_keys, *out_k = p.b_keys;
 		xyzz *in_p = p.a_pts, *out_p = p.b_pts;
@@ -312,6 +316,7 @@ class engine {
 			std::swap(in_p, out_p);
 			cap = T;
 		}
+		if (tm) tm->mark(s_, phase_acck);
 	}
 
 	// ---- batch addition ----------------------------------------------------------
@@ -327,9 +332,10 @@ class engine {
 	}
 
 	// batch_add: *sum = Σ of the points of the d_M (≤ m) pairs (keys all 0).
-	void batch_add(const pair_t* pairs, const uint32_t* d_M, size_t m, const batch_plan& bp, xyzz* sum) {
+	void batch_add(const pair_t* pairs, const uint32_t* d_M, size_t m, const batch_plan& bp, xyzz* sum,
+	               timer* tm = nullptr) {
 		dev_zero(sum, sizeof(xyzz), s_);
-		if (m) accumulate(pairs, d_M, bp.lv, sum);
+		if (m) accumulate(pairs, d_M, bp.lv, sum, tm);
 	}
 
 	// ---- Pippenger -------------------------------------------------------------
@@ -403,7 +409,7 @@ class engine {
 
 	// pippenger: window sums of Σ prepared[i]·bases[idx ? idx[i] : i] into window_sums().
 	void pippenger(const fr_t* prepared, const uint32_t* idx, size_t n, int c, const group_sizes& gs,
-	               const group_plan& p) {
+	               const group_plan& p, timer* tm = nullptr) {
 		const int W = windows_for(c);
 		const uint32_t B = 1u << (c - 1);
 		for (int w0 = 0; w0 < W; w0 += gs.G) {
@@ -413,10 +419,12 @@ class engine {
 			launch<hist_body>(s_, n, prepared, c, w0, w1, p.counts);
 			scan_exclusive(s_, p.counts, p.starts, K, total(2), p.scan_tmp);
 			launch<scatter_body>(s_, n, prepared, idx, c, w0, w1, p.starts, p.pairs);
+			if (tm) tm->mark(s_, phase_sort);
 			level_plan lv = p.lv;
 			lv.cap0 = n * static_cast<size_t>(w1 - w0);
-			accumulate(p.pairs, total(2), lv, p.buckets);
+			accumulate(p.pairs, total(2), lv, p.buckets, tm);
 			reduce(p, B, w1 - w0, gs, window_sums() + w0);
+			if (tm) tm->mark(s_, phase_reduce);
 		}
 	}
 
@@ -449,7 +457,10 @@ class engine {
 	// finish: Jacobian window sums (plus extra into window 0) to the host.
 	void finish(int W, const xyzz* extra, jac* out, timer* tm) {
 		launch<finish_body<F>>(s_, W, static_cast<const xyzz*>(window_sums()), extra, jac_out());
-		if (tm) tm->end(s_);
+		if (tm) {
+			tm->mark(s_, phase_finish);
+			tm->end(s_);
+		}
 		copy_to_host(out, jac_out(), W * sizeof(jac), s_);
 		stream_sync(s_);
 	}

@@ -13,7 +13,11 @@
 #include "../filc2_cuda.h"
 #include "../util/error.cuh"
 #include "../util/gpu.cuh"
+#include "../util/staging.cuh"
 #include "engine.cuh"
+
+static_assert(int(FILC2_MSM_PHASES) == int(filc2::msm::phase_count) && int(FILC2_MSM_PHASE_FINISH) == int(filc2::msm::phase_finish),
+              "the C ABI's MSM phases are the engine's");
 
 // The opaque handle of filc2_msm.h.
 struct filc2_msm_bases {
@@ -31,7 +35,7 @@ struct filc2_msm_bases {
 	virtual void batch_add_indices(const uint32_t* idx, size_t count, int32_t flags, void* sum,
 	                               filc2_msm_result* res) = 0;
 	virtual void bench(int32_t op, size_t n, uint64_t seed, const filc2_msm_config* cfg, int32_t reps, float* ms,
-	                   void* windows, filc2_msm_result* res) = 0;
+	                   float* phases, void* windows, filc2_msm_result* res) = 0;
 	std::mutex mu;
 };
 
@@ -125,47 +129,6 @@ struct owned_points {
 	}
 	owned_points(const owned_points&) = delete;
 	owned_points& operator=(const owned_points&) = delete;
-};
-
-// staging copies host memory to the device through two pinned buffers: the host memcpy
-// of one chunk overlaps the DMA of the other.
-class staging {
-   public:
-	static constexpr size_t chunk = size_t(8) << 20;
-	staging() {
-		for (int k = 0; k < 2; ++k) {
-			FILC2_CUDA(cudaHostAlloc(&host_[k], chunk, cudaHostAllocDefault));
-			FILC2_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
-		}
-	}
-	~staging() {
-		for (int k = 0; k < 2; ++k) {
-			if (ev_[k]) {
-				cudaEventSynchronize(ev_[k]);
-				cudaEventDestroy(ev_[k]);
-			}
-			if (host_[k]) cudaFreeHost(host_[k]);
-		}
-	}
-	staging(const staging&) = delete;
-	staging& operator=(const staging&) = delete;
-
-	void upload(void* dst, const void* src, size_t bytes, cudaStream_t s) {
-		char* d = static_cast<char*>(dst);
-		const char* h = static_cast<const char*>(src);
-		int k = 0;
-		for (size_t off = 0; off < bytes; off += chunk, k ^= 1) {
-			const size_t len = std::min(chunk, bytes - off);
-			FILC2_CUDA(cudaEventSynchronize(ev_[k]));  // the copy that last used buffer k is done
-			std::memcpy(host_[k], h + off, len);
-			FILC2_CUDA(cudaMemcpyAsync(d + off, host_[k], len, cudaMemcpyHostToDevice, s));
-			FILC2_CUDA(cudaEventRecord(ev_[k], s));
-		}
-	}
-
-   private:
-	void* host_[2] = {nullptr, nullptr};
-	cudaEvent_t ev_[2] = {nullptr, nullptr};
 };
 
 template <class F>
@@ -262,7 +225,7 @@ class bases_impl final : public filc2_msm_bases {
 	}
 
 	void bench(int32_t op, size_t n, uint64_t seed, const filc2_msm_config* cfg, int32_t reps, float* ms,
-	           void* windows, filc2_msm_result* res) override {
+	           float* phases, void* windows, filc2_msm_result* res) override {
 		if (op < FILC2_MSM_BENCH_MSM || op > FILC2_MSM_BENCH_MSM_WITNESS) throw_invalid("msm: unknown bench op");
 		if (reps <= 0 || !ms || !windows) throw_invalid("msm: bench needs reps > 0, ms and windows");
 		if (n == 0 || n > n_) throw_invalid("msm: bench size outside [1, points]");
@@ -279,6 +242,8 @@ class bases_impl final : public filc2_msm_bases {
 			launch<ones_bitmap_body>(stream_.s, nw, static_cast<const fr_t*>(scal.p), n, static_cast<uint64_t*>(words.p));
 		if (op == FILC2_MSM_BENCH_BATCH_ALL) launch<fill_words_body>(stream_.s, nw, ~uint64_t(0), static_cast<uint64_t*>(words.p));
 		timer tm;
+		tm.want_phases = phases != nullptr;
+		if (phases) std::fill(phases, phases + FILC2_MSM_PHASES, 0.0f);
 		jac* out = static_cast<jac*>(windows);
 		msm_result r;
 		for (int32_t k = -2; k < reps; ++k) {
@@ -293,7 +258,10 @@ class bases_impl final : public filc2_msm_bases {
 			default:
 				r = eng_.batch_add_bitmap(static_cast<const uint64_t*>(words.p), n, c, out, &tm);
 			}
-			if (k >= 0) ms[k] = tm.ms();
+			if (k >= 0) {
+				ms[k] = tm.ms();
+				if (phases) tm.add_phases(phases);
+			}
 		}
 		result_to(res, r);
 	}

@@ -130,10 +130,10 @@ extern "C" filc2_status filc2_msm_random_scalars(int32_t device, int32_t mode, s
 }
 
 extern "C" filc2_status filc2_msm_bench(filc2_msm_bases* b, int32_t op, size_t n, uint64_t seed,
-                                        const filc2_msm_config* cfg, int32_t reps, float* ms, void* windows,
-                                        filc2_msm_result* res) {
+                                        const filc2_msm_config* cfg, int32_t reps, float* ms, float* phases,
+                                        void* windows, filc2_msm_result* res) {
 	return guard([&] {
 		std::lock_guard<std::mutex> lock(checked(b)->mu);
-		b->bench(op, n, seed, cfg, reps, ms, windows, res);
+		b->bench(op, n, seed, cfg, reps, ms, phases, windows, res);
 	});
 }

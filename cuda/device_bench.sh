@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# cuda/device_bench.sh — one device session's measurements, in named steps, run on the GPU
+# machine from the repository root with build/ffi.test and ./filc2 built here and carried
+# (./build.sh cuda-test; ./build.sh --cuda):
+#
+#   bash cuda/device_bench.sh STEP...
+#
+#   tests       every GPU test (the correctness checks, before anything is timed)
+#   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
+#   phases      TestMSMPhases: the H MSM (2^27 − 1) and 2^26 split into phases, with variants
+#   kernels     filc2 bench kernels at 2^22–2^26 (the table of cuda/NOTES.md)
+#   c2-small    filc2 bench c2 on real 2KiB and 8MiB proofs (test parameters made there)
+#   c2-32g      filc2 bench c2 at 32GiB, --synthetic: 4 jobs 2 in flight with 2 GPU workers
+#   c2-32g-gw1  the same with 1 GPU worker, 3 jobs 2 in flight
+#
+# Full logs go to $OUT (or /tmp/filc2-bench); the reply carries the summary lines.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${OUT:-/tmp/filc2-bench}
+mkdir -p "$out"
+pce=/tmp/filc2-pce
+export GOMEMLIMIT=${GOMEMLIMIT:-110GiB}
+
+step() { echo "== $1 ($(date +%T))"; }
+
+for s in "$@"; do
+	case $s in
+	tests)
+		step "GPU tests"
+		(cd ffi && timeout 420 "$root/build/ffi.test" -test.count=1 -test.timeout 400s -test.v >"$out/ffi-test.log" 2>&1)
+		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/ffi-test.log") passed, $(grep -cE '^\s*--- FAIL' "$out/ffi-test.log") failed"
+		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/ffi-test.log" | head -20
+		;;
+	upload | phases)
+		step "$s"
+		run=TestUploadInterference
+		[ "$s" = phases ] && run=TestMSMPhases
+		(cd ffi && FILC2_BENCH=1 timeout 300 "$root/build/ffi.test" -test.run "^$run\$" -test.count=1 -test.v \
+			>"$out/$s.log" 2>&1)
+		echo "exit $?"
+		grep -E '^BENCH|--- FAIL|panic' "$out/$s.log"
+		;;
+	kernels)
+		step "bench kernels"
+		timeout 300 ./filc2 bench kernels --backend cuda --sizes 22,24,26 >"$out/kernels.txt" 2>&1
+		echo "exit $?"
+		cat "$out/kernels.txt"
+		;;
+	c2-small)
+		for p in StackedDrg2KiBV1_1 StackedDrg8MiBV1_1; do
+			step "bench c2 $p"
+			d=/tmp/filc2-params-$p
+			timeout 200 ./filc2 setup -p $p --out $d >"$out/setup-$p.log" 2>&1 || { echo "setup failed"; tail "$out/setup-$p.log"; continue; }
+			timeout 200 ./filc2 bench c2 -p $p --backend cuda --params $d --jobs 12 --concurrency 4 >"$out/c2-$p.txt" 2>"$out/c2-$p.err"
+			echo "exit $?"
+			grep -E 'throughput|GPU bound|latency|gpu_locked|verified|gpu0 ' "$out/c2-$p.txt"
+		done
+		;;
+	c2-32g | c2-32g-gw1)
+		step "bench c2 32GiB synthetic ($s)"
+		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
+		[ "$s" = c2-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
+		mkdir -p $pce
+		timeout 420 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --params $pce "${args[@]}" \
+			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
+		echo "exit $?"
+		cat "$out/$s.txt"
+		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
+		;;
+	*)
+		echo "unknown step $s" >&2
+		exit 2
+		;;
+	esac
+done
+echo "== done ($(date +%T))"
