@@ -7,7 +7,8 @@
 #
 #   tests       every GPU test (the correctness checks, before anything is timed)
 #   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
-#   phases      TestMSMPhases: the H MSM (2^27 − 1) and 2^26 split into phases, with variants
+#   phases      TestMSMPhases: the H MSM (2^27 − 1), 2^26 and 2^24 split into phases, with variants
+#   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
 #   kernels     filc2 bench kernels at 2^22–2^26 (the table of cuda/NOTES.md)
 #   c2-small    filc2 bench c2 on real 2KiB and 8MiB proofs (test parameters made there)
 #   c2-32g      filc2 bench c2 at 32GiB, --synthetic: 4 jobs 2 in flight with 2 GPU workers
@@ -32,10 +33,13 @@ for s in "$@"; do
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/ffi-test.log") passed, $(grep -cE '^\s*--- FAIL' "$out/ffi-test.log") failed"
 		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/ffi-test.log" | head -20
 		;;
-	upload | phases)
+	upload | phases | spmv)
 		step "$s"
-		run=TestUploadInterference
-		[ "$s" = phases ] && run=TestMSMPhases
+		case $s in
+		upload) run=TestUploadInterference ;;
+		phases) run=TestMSMPhases ;;
+		spmv) run=TestSpMVBench ;;
+		esac
 		(cd ffi && FILC2_BENCH=1 timeout 300 "$root/build/ffi.test" -test.run "^$run\$" -test.count=1 -test.v \
 			>"$out/$s.log" 2>&1)
 		echo "exit $?"

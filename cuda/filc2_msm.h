@@ -49,6 +49,8 @@ typedef struct filc2_msm_config {
 	int32_t max_group_windows; /* at most this many windows sorted and accumulated at once */
 	int32_t variant;           /* G1 first accumulation kernel: 0 prefetching (default), 1 capped at
 	                            * 128 registers (more warps, no prefetch); for benchmarks */
+	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
+	                            * (the L2 cache); 0: the default, -1: no cap */
 } filc2_msm_config;
 
 typedef struct filc2_msm_result {

@@ -8,7 +8,8 @@
  * product) and two gather lists: the variables whose values multiply the compacted A
  * query (inputs, then aux in A's density) and the B queries. The witness w is one device
  * vector: the inputs (ONE first) then the aux, so column j of a matrix is w[j].
- * Immutable after upload; any stream may use it.
+ * Rows of 32 entries or more (the bit-packing rows) are evaluated a warp per row, the others
+ * a thread per row. Immutable after upload; any stream may use it.
  */
 #ifndef FILC2_SPMV_H
 #define FILC2_SPMV_H
@@ -47,6 +48,13 @@ filc2_status filc2_r1cs_device_bytes(const filc2_r1cs *r, uint64_t *bytes);
  * default stream). */
 filc2_status filc2_r1cs_eval(const filc2_r1cs *r, const void *w, void *a, void *b, void *c, uint64_t domain,
                              void *as, void *bs, void *stream);
+
+/* filc2_r1cs_bench times filc2_r1cs_eval's parts on a stream of its own, after one warm-up:
+ * ms[0..2] the products A·w, B·w, C·w, ms[3] and ms[4] the A and B gathers, ms[5] the whole,
+ * means of reps runs (device events between the parts). split = 0 runs every row
+ * thread-per-row (the long bit-packing rows too) instead of a warp per long row. */
+filc2_status filc2_r1cs_bench(const filc2_r1cs *r, const void *w, void *a, void *b, void *c, uint64_t domain,
+                              void *as, void *bs, int32_t split, int32_t reps, float *ms);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@ type msmConfig struct {
 	Chunk      int // pairs per thread in the first accumulation level
 	MaxGroup   int // at most this many windows per pass
 	Variant    int // G1 first accumulation kernel: 0 prefetching, 1 capped at 128 registers
+	SortKiB    int // windows per pass so that their bucket counters fit this many KiB; -1 no cap
 }
 
 // msmInfo is what a call reports besides the sum.
@@ -99,6 +100,7 @@ func cConfig(cfg *msmConfig) *C.filc2_msm_config {
 		chunk:             C.int32_t(cfg.Chunk),
 		max_group_windows: C.int32_t(cfg.MaxGroup),
 		variant:           C.int32_t(cfg.Variant),
+		sort_kib:          C.int32_t(cfg.SortKiB),
 	}
 }
 

@@ -232,7 +232,8 @@ func msmConfigs() []msmConfig {
 	cfgs := []msmConfig{{}, {WindowBits: 4}, {WindowBits: 7}, {WindowBits: 12}, {WindowBits: 13},
 		{WindowBits: 16}, {WindowBits: 17}, {WindowBits: 20}, {WindowBits: 22},
 		{WindowBits: 9, Chunk: 1}, {WindowBits: 11, Chunk: 2, MaxGroup: 1}, {WindowBits: 13, MaxGroup: 3},
-		{WindowBits: 16, Chunk: 64, MaxGroup: 5}, {Variant: 1}, {WindowBits: 10, Chunk: 7, Variant: 1}}
+		{WindowBits: 16, Chunk: 64, MaxGroup: 5}, {Variant: 1}, {WindowBits: 10, Chunk: 7, Variant: 1},
+		{WindowBits: 12, SortKiB: 1}, {WindowBits: 22, SortKiB: -1}, {WindowBits: 18, Chunk: 128, SortKiB: 3 << 10}}
 	if testing.Short() {
 		return cfgs[:5]
 	}
@@ -843,9 +844,10 @@ func TestMSMBench(t *testing.T) {
 }
 
 // TestMSMPhases (FILC2_BENCH=1) splits the G1 MSM of a 32GiB partition's H query
-// (2^27 − 1 random scalars) and of 2^26 into its phases (device events between them),
-// at the default window and its neighbours, both first-level kernels and three chunk
-// sizes. Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of
+// (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
+// them), with the sort's windows per pass capped by the L2 budget for its counters
+// (SortKiB; -1 is no cap, all windows in one pass as before) and larger first-level
+// chunks. Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of
 // mixed additions (n per window; the IMAD floor is ~2.7 G/s at 10 Fp products each).
 func TestMSMPhases(t *testing.T) {
 	if os.Getenv("FILC2_BENCH") != "1" {
@@ -853,37 +855,33 @@ func TestMSMPhases(t *testing.T) {
 	}
 	const reps = 3
 	seed := rand.Uint64()
-	for _, n := range []int{1<<27 - 1, 1 << 26} {
+	variants := map[int][]msmConfig{
+		1<<27 - 1: {{}, {SortKiB: -1}, {SortKiB: 8 << 10}, {SortKiB: 16 << 10}, {SortKiB: 32 << 10}, {SortKiB: 48 << 10},
+			{Chunk: 128}, {Chunk: 128, SortKiB: 16 << 10}},
+		1 << 26: {{}, {SortKiB: -1}, {SortKiB: 4 << 10}, {SortKiB: 8 << 10}, {Chunk: 128}},
+		1 << 24: {{}, {SortKiB: -1}, {Chunk: 128}},
+	}
+	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var w [maxWindows]bls.G1Jac
 		wp := unsafe.Pointer(&w[0])
-		run := func(label string, cfg *msmConfig) int {
-			ms, ph, info, err := b.benchPhases(benchMSM, n, seed, cfg, reps, wp)
+		for _, cfg := range variants[n] {
+			ms, ph, info, err := b.benchPhases(benchMSM, n, seed, &cfg, reps, wp)
 			if err != nil {
-				t.Fatalf("n=%d %s: %v", n, label, err)
+				t.Fatalf("n=%d %+v: %v", n, cfg, err)
 			}
 			slices.Sort(ms)
-			line := fmt.Sprintf("BENCH msm-phases n=%d %s c=%d windows=%d ms=%.1f", n, label, info.WindowBits, info.Windows, ms[reps/2])
+			line := fmt.Sprintf("BENCH msm-phases n=%d sort_kib=%d chunk=%d c=%d windows=%d ms=%.1f", n, cfg.SortKiB, cfg.Chunk,
+				info.WindowBits, info.Windows, ms[reps/2])
 			for i, name := range msmPhaseNames {
 				line += fmt.Sprintf(" %s=%.1f", name, ph[i]/reps)
 			}
 			acc0 := float64(ph[2]) / reps / 1e3
 			line += fmt.Sprintf(" acc0_Gmadd_s=%.2f", float64(n)*float64(info.Windows)/acc0/1e9)
 			fmt.Println(line)
-			return info.WindowBits
-		}
-		auto := run("default", nil)
-		for _, c := range []int{auto - 1, auto + 1} {
-			if c <= 24 {
-				run(fmt.Sprintf("window=%d", c), &msmConfig{WindowBits: c})
-			}
-		}
-		run("variant=1", &msmConfig{Variant: 1})
-		for _, chunk := range []int{32, 128} {
-			run(fmt.Sprintf("chunk=%d", chunk), &msmConfig{Chunk: chunk})
 		}
 		if err := b.Close(); err != nil {
 			t.Fatal(err)

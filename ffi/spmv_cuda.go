@@ -133,3 +133,20 @@ func (g *DeviceCircuit) Close() error {
 	g.h = nil
 	return err
 }
+
+// bench times Eval's parts (filc2_r1cs_bench): A·w, B·w, C·w, the A and B gathers and
+// the whole, in device ms averaged over reps runs; split false runs the long rows
+// thread-per-row like the short ones.
+func (g *DeviceCircuit) bench(w, a, b, c, as, bs *FrBuffer, domain int, split bool, reps int) ([6]float32, error) {
+	var ms [6]float32
+	if g.h == nil {
+		return ms, errors.New("ffi: circuit closed")
+	}
+	s := C.int32_t(0)
+	if split {
+		s = 1
+	}
+	err := check(C.filc2_r1cs_bench(g.h, w.p, a.p, b.p, c.p, C.uint64_t(domain), as.p, bs.p, s, C.int32_t(reps),
+		(*C.float)(unsafe.Pointer(&ms[0]))))
+	return ms, err
+}

@@ -35,7 +35,15 @@ struct msm_config {
 	int max_group = 0;    // at most this many windows per pass; 0 = as many as fit
 	int variant = 0;      // G1 first-level kernel: 0 prefetch (~138 registers, 14 warps/SM),
 	                      // 1 no prefetch capped at 128 registers (16 warps/SM, small spills)
+	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
+	                      // < 0: no cap (as many windows per pass as device memory allows)
 };
+
+// default_sort_kib: the windows of one pass have at most this many KiB of bucket counters,
+// so that the sort's atomics stay in L2 (50 MB on the H100/H200; the pairs it writes
+// share it). At 2^27 (c = 22, 8 MiB of counters per window) all 12 windows in one pass
+// spent 250 ms sorting of a 1035 ms MSM (H200, TestMSMPhases).
+constexpr int default_sort_kib = 24 << 10;
 
 struct msm_result {
 	int window_bits = 0;
@@ -245,10 +253,12 @@ class engine {
 
 	static uint32_t first_chunk(const msm_config& cfg, size_t entries) {
 		if (cfg.chunk > 0) return static_cast<uint32_t>(cfg.chunk);
-		// Enough threads to fill the device (2^17), at most 64 pairs each (64 beat 32 by 5% at
-		// 2^24 on the H200), at least 4.
+		// Enough threads to fill the device (2^17), at least 4 pairs each, at most 64 (64 beat
+		// 32 by 5% at 2^24 on the H200) or, from 2^28 pairs a pass, 128 (the later levels
+		// then cost 10 ms instead of 35 at 2^27 and 2^26: TestMSMPhases).
 		const size_t l = entries >> 17;
-		return static_cast<uint32_t>(l < 4 ? 4 : l > 64 ? 64 : l);
+		const size_t cap = entries >= (size_t(1) << 28) ? 128 : 64;
+		return static_cast<uint32_t>(l < 4 ? 4 : l > cap ? cap : l);
 	}
 
 	carver reserve_big(size_t bytes) {
@@ -386,6 +396,16 @@ class engine {
 		const size_t budget = avail > margin ? avail - margin : 0;
 		int hi = W;
 		if (cfg.max_group > 0 && cfg.max_group < hi) hi = cfg.max_group;
+		const int kib = cfg.sort_kib ? cfg.sort_kib : default_sort_kib;
+		if (kib > 0) {
+			// Windows whose counters fit, then balanced: 12 windows at a cap of 5 → 3 passes of 4.
+			const size_t per = (size_t(B) * sizeof(uint32_t) + 1023) / 1024;
+			const int fit = static_cast<int>(std::max<size_t>(1, size_t(kib) / per));
+			if (fit < hi) {
+				const int passes = (W + fit - 1) / fit;
+				hi = (W + passes - 1) / passes;
+			}
+		}
 		const size_t by_index = (size_t(0xffffffffu)) / (n ? n : 1);  // pair positions are 32-bit
 		if (static_cast<size_t>(hi) > by_index) hi = static_cast<int>(by_index);
 		for (int G = hi; G >= 1; --G) {
