@@ -32,9 +32,9 @@ func RecordCircuit(ctx context.Context, p abi.SealProof, opts ...porep.SynthOpti
 }
 
 // LoadCircuit reads the recorded circuit at path, recording and writing it
-// there first when the file does not exist. The circuit's counts are checked
-// against a count-mode synthesis, so a PCE file from another filc2 is refused.
-// opts go to RecordCircuit when it records.
+// there first when the file does not exist. A circuit read from a file has its
+// counts checked against a count-mode synthesis, so a PCE file from another
+// filc2 is refused. opts go to RecordCircuit when it records.
 func LoadCircuit(ctx context.Context, p abi.SealProof, path string, opts ...porep.SynthOption) (*r1cs.Circuit, error) {
 	c, err := r1cs.ReadPCE(path)
 	switch {
@@ -45,6 +45,7 @@ func LoadCircuit(ctx context.Context, p abi.SealProof, path string, opts ...pore
 		if err := r1cs.WritePCE(path, c); err != nil {
 			return nil, err
 		}
+		return c, nil // this filc2's own synthesis: nothing to check it against
 	case err != nil:
 		return nil, fmt.Errorf("%w (delete it to record the circuit again)", err)
 	}
