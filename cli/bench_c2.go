@@ -60,8 +60,8 @@ func benchC2Command() *ucli.Command {
 			"\n" +
 			"--synthetic needs neither (for 32GiB, whose C1 and 45 GB of parameters are rarely at hand): every job\n" +
 			"gets a structurally valid random C1 of the proof type (a distinct sector per job, from --seed; with\n" +
-			"--c1, that file), the real circuit is recorded once and cached in --params (at 32GiB: a minute or two,\n" +
-			"about 17 GB of memory and a 7.4 GB file; later runs read the file), and\n" +
+			"--c1, that file), the real circuit is recorded once and cached in --params (at 32GiB: ~30 s on 16 cores,\n" +
+			"the challenges recorded in parallel, about 20 GB of memory and a 7.4 GB file; later runs read the file), and\n" +
 			"the key is a synthetic one with the circuit's exact lengths, made on the GPU with --backend cuda (on the\n" +
 			"host with --backend cpu, which only works up to 512MiB). Every stage runs at full size, but the proofs\n" +
 			"do not verify; the report says so and the command still exits 0.\n" +
