@@ -9,11 +9,14 @@
 // Finish appends bellperson's trailing input_i·0 = 0 constraints, so a finished
 // System describes exactly the R1CS bellperson's prover and generator see.
 //
-// A Witness-mode System can Fork children for consecutive blocks of the
-// circuit whose sizes (a Layout; Measure finds one) are known in advance: the
-// children synthesise their blocks concurrently, writing their values in place
-// into the parent's assignment, and Join checks that each filled exactly its
-// block, so that the assignment is the sequential one.
+// A System can Fork children for consecutive blocks of the circuit whose sizes
+// (a Layout; Measure finds one) are known in advance, and the children
+// synthesise their blocks concurrently. In Witness mode they write their values
+// in place into the parent's assignment; in Record and Count mode (without a
+// digest) they record their own rows and densities, which Join appends in fork
+// order. Join checks that each child filled exactly its block, so that the
+// result — assignment, matrices, coefficient table, densities — is the
+// sequential one. Check mode and digests stay sequential.
 //
 // The package owns the constraint-system API, the recorded circuit (Circuit, the
 // PCE file format) and the canonical R1CS digest. It knows nothing of gadgets,
