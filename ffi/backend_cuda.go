@@ -94,9 +94,7 @@ type Prover struct {
 	gpu  sync.Mutex   // the kernel section: one partition at a time uses work
 	work *workBuffers // a, b, c over the domain and the query scalars (under gpu)
 
-	mu     sync.Mutex
-	closed bool
-	spare  []*FrBuffer // witness buffers kept for the next partition
+	spare freeList[*FrBuffer] // witness buffers kept for the next partition (closed by Close)
 }
 
 // maxSpare bounds the witness buffers a Prover keeps between partitions (two workers
@@ -173,6 +171,7 @@ func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed 
 func loadProver(device int, vk groth16.VerifyingKey, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Prover, err error) {
 	shape := groth16.ShapeOf(c.Stats())
 	p := &Prover{device: device, vk: vk, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
+	p.spare.max = maxSpare
 	if p.up, err = uploadPoolFromEnv(device); err != nil {
 		return nil, err
 	}
@@ -268,11 +267,7 @@ func (p *Prover) DeviceBytes() (uint64, error) {
 
 // Close releases the device memory. Idempotent.
 func (p *Prover) Close() error {
-	p.mu.Lock()
-	p.closed = true
-	spare := p.spare
-	p.spare = nil
-	p.mu.Unlock()
+	spare := p.spare.close()
 	p.gpu.Lock()
 	work := p.work
 	p.work = nil
@@ -310,18 +305,13 @@ func isNilCloser(c interface{ Close() error }) bool {
 
 // takeWitness returns a device buffer for one witness, a spare one if there is one.
 func (p *Prover) takeWitness() (*FrBuffer, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	b, ok, closed := p.spare.take()
+	switch {
+	case closed:
 		return nil, errors.New("ffi: the prover is closed")
-	}
-	if n := len(p.spare); n > 0 {
-		b := p.spare[n-1]
-		p.spare = p.spare[:n-1]
-		p.mu.Unlock()
+	case ok:
 		return b, nil
 	}
-	p.mu.Unlock()
 	b, err := AllocFr(p.device, p.shape.NumInputs+p.shape.NumAux)
 	if err != nil {
 		return nil, fmt.Errorf("witness buffer on device %d: %w", p.device, err)
@@ -331,14 +321,9 @@ func (p *Prover) takeWitness() (*FrBuffer, error) {
 
 // giveWitness returns a witness buffer for reuse (or frees it).
 func (p *Prover) giveWitness(b *FrBuffer) {
-	p.mu.Lock()
-	if !p.closed && len(p.spare) < maxSpare {
-		p.spare = append(p.spare, b)
-		p.mu.Unlock()
-		return
+	if !p.spare.put(b) {
+		b.Free()
 	}
-	p.mu.Unlock()
-	b.Free()
 }
 
 // workLocked returns the kernel section's buffers, allocating them once (p.gpu held).

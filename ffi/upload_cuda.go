@@ -81,9 +81,11 @@ func (u *Uploader) Close() error {
 type uploadPool struct {
 	device int
 	ways   int // Uploaders per copy of a large vector
-	mu     sync.Mutex
-	free   []*Uploader
-	closed bool
+	kept   freeList[*Uploader]
+}
+
+func newUploadPool(device, ways int) *uploadPool {
+	return &uploadPool{device: device, ways: ways, kept: freeList[*Uploader]{max: maxPooledUploaders}}
 }
 
 // maxPooledUploaders bounds the Uploaders (32 MiB of pinned memory each) a pool keeps.
@@ -93,30 +95,20 @@ const maxPooledUploaders = 8
 const minSplit = 64 << 20
 
 func (p *uploadPool) get() (*Uploader, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	u, ok, closed := p.kept.take()
+	switch {
+	case closed:
 		return nil, errors.New("ffi: the prover is closed")
-	}
-	if n := len(p.free); n > 0 {
-		u := p.free[n-1]
-		p.free = p.free[:n-1]
-		p.mu.Unlock()
+	case ok:
 		return u, nil
 	}
-	p.mu.Unlock()
 	return NewUploader(p.device, 0, 2)
 }
 
 func (p *uploadPool) put(u *Uploader) {
-	p.mu.Lock()
-	if !p.closed && len(p.free) < maxPooledUploaders {
-		p.free = append(p.free, u)
-		p.mu.Unlock()
-		return
+	if !p.kept.put(u) {
+		u.Close()
 	}
-	p.mu.Unlock()
-	u.Close()
 }
 
 // uploadAt copies src into b from element off on, split over up to p.ways Uploaders
@@ -149,14 +141,10 @@ func (p *uploadPool) uploadAt(b *FrBuffer, off int, src []fr.Element) error {
 
 // close frees the pooled Uploaders; later gets fail.
 func (p *uploadPool) close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = true
 	var errs []error
-	for _, u := range p.free {
+	for _, u := range p.kept.close() {
 		errs = append(errs, u.Close())
 	}
-	p.free = nil
 	return errors.Join(errs...)
 }
 
@@ -171,13 +159,13 @@ func uploadPoolFromEnv(device int) (*uploadPool, error) {
 	v := os.Getenv("FILC2_UPLOAD")
 	switch {
 	case v == "" || v == "staged":
-		return &uploadPool{device: device, ways: defaultUploadWays}, nil
+		return newUploadPool(device, defaultUploadWays), nil
 	case v == "pageable":
 		return nil, nil
 	case strings.HasPrefix(v, "staged:"):
 		n, err := strconv.Atoi(strings.TrimPrefix(v, "staged:"))
 		if err == nil && n >= 1 && n <= maxPooledUploaders {
-			return &uploadPool{device: device, ways: n}, nil
+			return newUploadPool(device, n), nil
 		}
 	}
 	return nil, fmt.Errorf("FILC2_UPLOAD=%q: want staged, staged:N (1 ≤ N ≤ %d) or pageable", v, maxPooledUploaders)

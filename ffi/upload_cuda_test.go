@@ -51,7 +51,7 @@ func TestUploader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bbuf.Free()
-	pool := &uploadPool{device: 0, ways: 3}
+	pool := newUploadPool(0, 3)
 	defer pool.close()
 	if err := pool.uploadAt(bbuf, 1, big); err != nil {
 		t.Fatal(err)
@@ -62,8 +62,8 @@ func TestUploader(t *testing.T) {
 		t.Fatal(err)
 	}
 	mismatches(t, "split upload", back[1:], big, func(i int) string { return fmt.Sprint(back[1+i][0], " ≠ ", big[i][0]) })
-	if len(pool.free) != 3 {
-		t.Errorf("the pool kept %d uploaders, want 3", len(pool.free))
+	if n := pool.kept.len(); n != 3 {
+		t.Errorf("the pool kept %d uploaders, want 3", n)
 	}
 
 	if err := u.UploadAt(buf, 8, src); err == nil {
@@ -133,7 +133,7 @@ func TestUploadInterference(t *testing.T) {
 		"pageable": func() error { return wdev.UploadAt(0, host) },
 	}
 	for _, ways := range []int{1, 4} {
-		pool := &uploadPool{device: 0, ways: ways}
+		pool := newUploadPool(0, ways)
 		defer pool.close()
 		uploads[fmt.Sprintf("staged:%d", ways)] = func() error { return pool.uploadAt(wdev, 0, host) }
 	}
