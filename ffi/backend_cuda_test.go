@@ -260,14 +260,7 @@ func TestDeviceCircuit(t *testing.T) {
 	}
 	defer dc.Close()
 	m := groth16.ShapeOf(c.Stats()).Domain
-	nA, nB := dc.QueryLens()
-	bufs := make([]*FrBuffer, 6)
-	for i, n := range []int{dc.Vars(), m, m, m, nA, nB} {
-		if bufs[i], err = AllocFr(0, n); err != nil {
-			t.Fatal(err)
-		}
-		defer bufs[i].Free()
-	}
+	bufs := evalBuffers(t, dc, m)
 	// Garbage in the outputs first: the padding must be written.
 	junk := make([]fr.Element, m)
 	for i := range junk {

@@ -49,6 +49,23 @@ func randomCircuit(rng *rand.Rand, lens []int, inputs, aux int) *r1cs.Circuit {
 	return c
 }
 
+// evalBuffers allocates DeviceCircuit.Eval's vectors on device 0, freed with the test:
+// the witness, a, b and c over a domain of m, the A and B scalars.
+func evalBuffers(t *testing.T, dc *DeviceCircuit, m int) []*FrBuffer {
+	t.Helper()
+	nA, nB := dc.QueryLens()
+	bufs := make([]*FrBuffer, 6)
+	for i, n := range []int{dc.Vars(), m, m, m, nA, nB} {
+		b, err := AllocFr(0, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Free() })
+		bufs[i] = b
+	}
+	return bufs
+}
+
 // TestDeviceCircuitLongRows: rows of every length around the warp-per-row threshold
 // (31, 32, 33 entries) and far past it, mixed with short and empty ones, give the host's
 // a, b, c, with the long rows run a warp per row and, for comparison, thread per row.
@@ -73,14 +90,7 @@ func TestDeviceCircuitLongRows(t *testing.T) {
 	for m < c.NumConstraints {
 		m <<= 1
 	}
-	nA, nB := dc.QueryLens()
-	bufs := make([]*FrBuffer, 6)
-	for i, n := range []int{dc.Vars(), m, m, m, nA, nB} {
-		if bufs[i], err = AllocFr(0, n); err != nil {
-			t.Fatal(err)
-		}
-		defer bufs[i].Free()
-	}
+	bufs := evalBuffers(t, dc, m)
 	if err := bufs[0].Upload(w); err != nil {
 		t.Fatal(err)
 	}
@@ -140,14 +150,7 @@ func TestSpMVBench(t *testing.T) {
 	}
 	defer dc.Close()
 	m := groth16.ShapeOf(c.Stats()).Domain
-	nA, nB := dc.QueryLens()
-	bufs := make([]*FrBuffer, 6)
-	for i, n := range []int{dc.Vars(), m, m, m, nA, nB} {
-		if bufs[i], err = AllocFr(0, n); err != nil {
-			t.Fatal(err)
-		}
-		defer bufs[i].Free()
-	}
+	bufs := evalBuffers(t, dc, m)
 	w, err := deviceScalars(0, 0, dc.Vars(), 5)
 	if err != nil {
 		t.Fatal(err)
