@@ -73,18 +73,11 @@ func forked(t *testing.T, opts ...Option) *System {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for i, ch := range children {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			block(ch, x, xv, sizes()[i])
-		}()
-	}
+	wait := synthesise(children, func(i int, ch *System) { block(ch, x, xv, sizes()[i]) })
 	if room {
 		cs.Alloc(fr.NewElement(99)) // concurrently with the children, after their blocks
 	}
-	wg.Wait()
+	wait()
 	if err := cs.Join(children...); err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +85,20 @@ func forked(t *testing.T, opts ...Option) *System {
 		cs.Alloc(fr.NewElement(99))
 	}
 	return cs
+}
+
+// synthesise runs f on every child, each on a goroutine of its own, and returns
+// the wait for them all.
+func synthesise(children []*System, f func(i int, ch *System)) (wait func()) {
+	var wg sync.WaitGroup
+	for i, ch := range children {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(i, ch)
+		}()
+	}
+	return wg.Wait
 }
 
 func sameValues(t *testing.T, a, b *System) {

@@ -3,7 +3,6 @@ package r1cs
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -70,38 +69,28 @@ func recordForked(t *testing.T, m Mode, n int) *System {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for i, ch := range children {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if i != 1 {
-				twoPieces(ch, x, i)
-				return
-			}
-			var ls []Layout
-			for k, c := range []uint64{100, 150} {
-				l, _ := ch.Measure(func(s *System) error { piece(s, x, c, []int{4, 2}[k]); return nil })
-				ls = append(ls, l)
-			}
-			grand, err := ch.Fork(ls...)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			var gw sync.WaitGroup
-			for k, g := range grand {
-				gw.Add(1)
-				go func() { defer gw.Done(); piece(g, x, []uint64{100, 150}[k], []int{4, 2}[k]) }()
-			}
-			gw.Wait()
-			if err := ch.Join(grand...); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
+	wait := synthesise(children, func(i int, ch *System) {
+		if i != 1 {
+			twoPieces(ch, x, i)
+			return
+		}
+		var ls []Layout
+		for k, c := range []uint64{100, 150} {
+			l, _ := ch.Measure(func(s *System) error { piece(s, x, c, []int{4, 2}[k]); return nil })
+			ls = append(ls, l)
+		}
+		grand, err := ch.Fork(ls...)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		synthesise(grand, func(k int, g *System) { piece(g, x, []uint64{100, 150}[k], []int{4, 2}[k]) })()
+		if err := ch.Join(grand...); err != nil {
+			t.Error(err)
+		}
+	})
 	cs.Alloc(fr.NewElement(5)) // after the blocks, while they run
-	wg.Wait()
+	wait()
 	if err := cs.Join(children...); err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +106,11 @@ func pceBytes(t *testing.T, cs *System) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
+	b, err := c.MarshalBinary()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	return b
 }
 
 // A forked recording is the sequential one byte for byte (matrices, coefficient
@@ -145,34 +134,31 @@ func TestForkRecordEqualsSequential(t *testing.T) {
 // Record mode keeps rows in order: the parent may not enforce while children
 // are outstanding, and children join in fork order.
 func TestForkRecordOrder(t *testing.T) {
-	cs := New(Record)
-	x, _ := prefix(cs)
-	ch, err := cs.Fork(Layout{Aux: 1, Constraints: 1}, Layout{Aux: 1, Constraints: 1})
-	if err != nil {
-		t.Fatal(err)
+	// two forks two one-constraint children, each synthesised, after the prefix.
+	two := func(m Mode) (*System, Variable, []*System) {
+		cs := New(m)
+		x, _ := prefix(cs)
+		ch, err := cs.Fork(Layout{Aux: 1, Constraints: 1}, Layout{Aux: 1, Constraints: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range ch {
+			v := c.Alloc(fr.NewElement(1))
+			c.Enforce(func(a, b, cc *LC) { a.Add(v); b.Add(x); cc.Add(v) })
+		}
+		return cs, x, ch
 	}
+	cs, x, _ := two(Record)
 	cs.Enforce(func(a, _, _ *LC) { a.Add(x) })
 	if cs.err == nil || !strings.Contains(cs.err.Error(), "outstanding") {
 		t.Fatalf("parent enforced with children outstanding: %v", cs.err)
 	}
-	cs = New(Record)
-	x, _ = prefix(cs)
-	ch, _ = cs.Fork(Layout{Aux: 1, Constraints: 1}, Layout{Aux: 1, Constraints: 1})
-	for _, c := range ch {
-		v := c.Alloc(fr.NewElement(1))
-		c.Enforce(func(a, b, cc *LC) { a.Add(v); b.Add(x); cc.Add(v) })
-	}
+	cs, _, ch := two(Record)
 	if err := cs.Join(ch[1]); err == nil || !strings.Contains(err.Error(), "out of order") {
 		t.Fatalf("out-of-order Join: %v", err)
 	}
 	// Count mode has no rows: any order goes.
-	cs = New(Count)
-	x, _ = prefix(cs)
-	ch, _ = cs.Fork(Layout{Aux: 1, Constraints: 1}, Layout{Aux: 1, Constraints: 1})
-	for _, c := range ch {
-		v := c.Alloc(fr.NewElement(1))
-		c.Enforce(func(a, b, cc *LC) { a.Add(v); b.Add(x); cc.Add(v) })
-	}
+	cs, x, ch = two(Count)
 	cs.Enforce(func(a, _, _ *LC) { a.Add(x) })
 	if err := cs.Join(ch[1], ch[0]); err != nil {
 		t.Fatal(err)
