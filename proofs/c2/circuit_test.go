@@ -16,11 +16,11 @@ import (
 
 func pceOf(t *testing.T, c *r1cs.Circuit) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
+	b, err := c.MarshalBinary()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	return b
 }
 
 // LoadCircuit records and caches the circuit on first use, reads the same circuit

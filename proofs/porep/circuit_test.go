@@ -133,11 +133,11 @@ func recordPCE(t *testing.T, s CircuitShape, chunk int, opts ...SynthOption) ([]
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
+	b, err := c.MarshalBinary()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes(), c.Digest(chunk)
+	return b, c.Digest(chunk)
 }
 
 // The circuit the provers use is recorded with the challenges in parallel: the

@@ -2,6 +2,7 @@ package r1cs
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -72,6 +73,15 @@ func (c *Circuit) WriteTo(w io.Writer) (int64, error) {
 		cw.n += 4
 	}
 	return cw.n, cw.err
+}
+
+// MarshalBinary returns c in the PCE format, as WriteTo writes it.
+func (c *Circuit) MarshalBinary() ([]byte, error) {
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // ReadPCE reads a PCE file written by WritePCE, checking its shape and checksum.
