@@ -551,16 +551,6 @@ func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
 	rep.Overall = rep.Wall / time.Duration(len(jobs))
 	var lat []time.Duration
 	var parts []engine.PartitionTiming
-	var completed []time.Time
-	for _, j := range jobs {
-		for _, pt := range j.res.Partitions {
-			completed = append(completed, pt.Completed)
-		}
-	}
-	if n := len(jobs) - 1; n > 0 {
-		rep.SteadyProofs = n
-		rep.Steady, rep.SteadyParts = steadyState(completed, first.at, last.at, rep.Partitions)
-	}
 	verified := true
 	for _, j := range jobs {
 		l := j.finished.Sub(j.submitted)
@@ -572,6 +562,14 @@ func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
 			Latency: l, Unverified: j.res.Unverified})
 	}
 	rep.Verified = verified
+	if n := len(jobs) - 1; n > 0 {
+		completed := make([]time.Time, len(parts))
+		for i := range parts {
+			completed[i] = parts[i].Completed
+		}
+		rep.SteadyProofs = n
+		rep.Steady, rep.SteadyParts = steadyState(completed, first.at, last.at, rep.Partitions)
+	}
 	rep.LatencyMedian, rep.LatencyMax = median(lat), slices.Max(lat)
 	for _, s := range benchStages {
 		var ds []time.Duration
