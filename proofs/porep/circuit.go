@@ -155,6 +155,7 @@ type synthConfig struct {
 	progress    func(done, total int)
 	parallelism int
 	totals      *r1cs.Header
+	topLevel    *int
 }
 
 // WithProgress calls f after each challenge with the challenges done and their
@@ -179,6 +180,12 @@ func WithParallelism(n int) SynthOption {
 // of measuring one challenge first. Counts that do not fit the shape are an error.
 func WithTotals(h r1cs.Header) SynthOption {
 	return func(c *synthConfig) { c.totals = &h }
+}
+
+// withTopLevel makes Synthesize store the number of constraints of the top
+// level (those before the first challenge's) in n.
+func withTopLevel(n *int) SynthOption {
+	return func(c *synthConfig) { c.topLevel = n }
 }
 
 // Synthesize runs StackedCircuit::synthesize (storage-proofs-porep
@@ -219,6 +226,9 @@ func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...Syn
 		return err
 	}
 	gadgets.Equal(cs, commR, h)
+	if cfg.topLevel != nil {
+		*cfg.topLevel = cs.NumConstraints()
+	}
 
 	top := &challengeCommon{shape: s, commD: commD, commC: commC, commRLast: commRLast, replicaBits: replicaBits}
 	workers := cfg.parallelism

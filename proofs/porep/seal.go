@@ -150,13 +150,11 @@ func labelHeader(buf []byte, replicaID *[32]byte, layer int, node uint64) {
 	clear(buf[44:64])
 }
 
-// labelParents fills the 37 parent slots of a label preimage: layer 1 hashes
-// the 6 base parents six times then the first again; later layers hash the 14
-// parents (base from this layer, expander from the previous), twice, then the
-// first nine.
+// labelParents fills the 37 parent slots of a label preimage from the label
+// arrays of this layer (cur) and the one before (prev, nil in layer 1).
 func labelParents(dst []merkle.Node, parents *[abi.BaseDegree + abi.ExpansionDegree]uint32, cur, prev []merkle.Node) {
 	var ps [abi.BaseDegree + abi.ExpansionDegree]merkle.Node
-	k := abi.BaseDegree
+	layer := 1
 	for i := range abi.BaseDegree {
 		ps[i] = cur[parents[i]]
 	}
@@ -164,6 +162,18 @@ func labelParents(dst []merkle.Node, parents *[abi.BaseDegree + abi.ExpansionDeg
 		for i := abi.BaseDegree; i < len(ps); i++ {
 			ps[i] = prev[parents[i]]
 		}
+		layer = 2
+	}
+	fillLabelSlots(dst, &ps, layer)
+}
+
+// fillLabelSlots fills the 37 parent slots of a label preimage from the 14
+// parents' labels (base parents' of this layer, then expander parents' of the
+// layer before): layer 1 hashes the 6 base parents six times then the first
+// again; later layers hash the 14 parents twice, then the first nine.
+func fillLabelSlots(dst []merkle.Node, ps *[abi.BaseDegree + abi.ExpansionDegree]merkle.Node, layer int) {
+	k := abi.BaseDegree
+	if layer > 1 {
 		k = len(ps)
 	}
 	for i := range dst {
