@@ -43,6 +43,7 @@ func App() *ucli.App {
 			withSubcommands(paramsCommand(), paramsFetchCommand()),
 			demoCommand(),
 			sealCommand(),
+			checkCommand(),
 			setupCommand(),
 			proveCommand(),
 			verifyCommand(),
