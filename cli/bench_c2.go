@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,7 +37,8 @@ func benchC2Command() *ucli.Command {
 		Name:  "c2",
 		Usage: "run SealCommit2 proofs through the proving engine: throughput, latency, per-stage times, GPU utilisation",
 		UsageText: "filc2 bench c2 --registered-proof NAME [--jobs N] [--concurrency C] [--gpu-workers W] [--synthesis-workers S]\n" +
-			"               [--backend auto|cpu|cuda] [--gpus LIST] [--params DIR] [--c1 FILE] [--synthetic [--seed N]]\n" +
+			"               [--backend auto|cpu|cuda] [--gpus LIST] [--params DIR] [--c1 FILE | --sparse | --synthetic] [--setup-key]\n" +
+			"               [--seed N]\n" +
 			"               [--memory-budget SIZE] [--timeline FILE.svg] [--timeline-log FILE.jsonl] [--json]",
 		Description: "Proves --jobs sectors through the engine that `filc2 serve` runs (synthesis workers feeding --gpu-workers\n" +
 			"workers per GPU under the GPU interlock, the memory budget as backpressure), keeping --concurrency jobs\n" +
@@ -66,13 +68,23 @@ func benchC2Command() *ucli.Command {
 			"host with --backend cpu, which only works up to 512MiB). Every stage runs at full size, but the proofs\n" +
 			"do not verify; the report says so and the command still exits 0.\n" +
 			"\n" +
+			"--sparse gives every job its own sparse TEST FIXTURE sector (porep.SparseC1, as `filc2 seal --sparse` writes:\n" +
+			"any size, 32GiB and 64GiB included, built in about a second; sector ids --seed, --seed+1, …): real C1\n" +
+			"outputs that pass every vanilla check and satisfy the circuit. --setup-key makes the key by a real Groth16\n" +
+			"setup of the recorded circuit when each GPU's prover loads (on the GPU with --backend cuda: minutes at\n" +
+			"32GiB; on the host with --backend cpu, for small sizes), from toxic waste seeded by --seed, and keeps it\n" +
+			"resident: no .params file is read or written. With both, every partition of every proof is verified by\n" +
+			"the engine as in production, at sizes whose official parameters are not at hand; the key is a test key\n" +
+			"(its toxic waste is public), so the proofs verify under it alone.\n" +
+			"\n" +
 			"--timeline FILE.svg draws the run as a Gantt chart: a row per synthesis and GPU worker with a bar per\n" +
 			"partition stage, and per GPU a track of when its kernels ran. --timeline-log writes the engine's\n" +
 			"TIMELINE events as JSON lines.\n" +
 			"\n" +
 			"Examples:\n" +
 			"  filc2 bench c2 -p StackedDrg2KiBV1_1 --backend cpu --jobs 2 --params DIR\n" +
-			"  filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --jobs 6 --concurrency 3 --params /data/pce --timeline t.svg\n" +
+			"  filc2 bench c2 -p StackedDrg32GiBV1_1 --sparse --setup-key --backend cuda --jobs 4 --params /data/pce --timeline t.svg\n" +
+			"  filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --jobs 6 --concurrency 3 --params /data/pce\n" +
 			"  filc2 bench c2 --c1 c1-32g.json --backend cuda --jobs 10 --concurrency 3 --synthesis-workers 10 --json",
 		Flags: []ucli.Flag{
 			registeredProofFlag(false),
@@ -86,7 +98,9 @@ func benchC2Command() *ucli.Command {
 				EnvVars: []string{paramcache.EnvDir}},
 			&ucli.StringFlag{Name: "c1", Usage: "C1 output file every job proves (default: seal a sector here, or synthetic ones)"},
 			&ucli.BoolFlag{Name: "synthetic", Usage: "random C1 outputs and a synthetic key: every stage at full size, proofs that do not verify"},
-			&ucli.Uint64Flag{Name: "seed", Usage: "seed of the synthetic C1 outputs and key", Value: 1},
+			&ucli.BoolFlag{Name: "sparse", Usage: "a sparse TEST FIXTURE sector per job (any size; real, verifying C1 outputs)"},
+			&ucli.BoolFlag{Name: "setup-key", Usage: "make the key by a setup at load (on the GPU for cuda), resident; no .params needed"},
+			&ucli.Uint64Flag{Name: "seed", Usage: "seed of the synthetic or sparse C1 outputs and of the synthetic or setup key", Value: 1},
 			&ucli.StringFlag{Name: "memory-budget", Usage: "host memory budget, such as 100GiB (default: the machine's memory less 4GiB)"},
 			&ucli.StringFlag{Name: "timeline", Usage: "write a Gantt chart of the run to `FILE.svg`"},
 			&ucli.StringFlag{Name: "timeline-log", Usage: "write the engine's TIMELINE events (JSON lines) to `FILE`"},
@@ -109,6 +123,8 @@ type benchC2Plan struct {
 	Params      string
 	C1File      string
 	Synthetic   bool
+	Sparse      bool
+	SetupKey    bool
 	Seed        uint64
 	Budget      engine.ByteSize
 	SVG         string
@@ -118,8 +134,8 @@ type benchC2Plan struct {
 func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 	pl := benchC2Plan{Jobs: c.Int("jobs"), Concurrency: c.Int("concurrency"), GPUWorkers: c.Int("gpu-workers"),
 		SynthWorker: c.Int("synthesis-workers"), Backend: c.String("backend"), Params: c.String("params"),
-		C1File: c.String("c1"), Synthetic: c.Bool("synthetic"), Seed: c.Uint64("seed"), SVG: c.String("timeline"),
-		Log: c.String("timeline-log")}
+		C1File: c.String("c1"), Synthetic: c.Bool("synthetic"), Sparse: c.Bool("sparse"), SetupKey: c.Bool("setup-key"),
+		Seed: c.Uint64("seed"), SVG: c.String("timeline"), Log: c.String("timeline-log")}
 	switch {
 	case pl.Jobs < 1:
 		return pl, fmt.Errorf("--jobs %d: want at least 1 (2 or more for a steady-state throughput)", pl.Jobs)
@@ -137,6 +153,10 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 		return pl, errors.New("--registered-proof is required (or --c1 FILE, whose proof type is used)")
 	case pl.SVG != "" && pl.SVG == pl.Log:
 		return pl, errors.New("--timeline and --timeline-log name the same file")
+	case pl.Synthetic && (pl.Sparse || pl.SetupKey):
+		return pl, errors.New("--synthetic makes its own C1 outputs and key: it does not go with --sparse or --setup-key")
+	case pl.Sparse && pl.C1File != "":
+		return pl, errors.New("--sparse and --c1 both name the C1 outputs: give one")
 	}
 	pl.Concurrency = min(pl.Concurrency, pl.Jobs)
 	if c.IsSet("registered-proof") {
@@ -192,7 +212,8 @@ type benchC2Report struct {
 	Synthetic        bool   `json:"synthetic"`
 	Verified         bool   `json:"verified"` // every partition of every proof verified
 	Note             string `json:"note,omitempty"`
-	C1               string `json:"c1"` // where the C1 outputs came from
+	C1               string `json:"c1"`  // where the C1 outputs came from
+	Key              string `json:"key"` // where the proving key came from
 	Params           string `json:"params"`
 	Jobs             int    `json:"jobs"`
 	Concurrency      int    `json:"concurrency"`
@@ -289,7 +310,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 		pl.Proof, fileC1 = p, out
 	}
 	p := pl.Proof
-	if !pl.Synthetic {
+	if !pl.Synthetic && !pl.SetupKey {
 		f := c2.FilesIn(pl.Params, p)
 		for _, path := range []string{f.Params, f.VK} {
 			if _, err := os.Stat(path); err != nil {
@@ -303,8 +324,8 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	if err != nil {
 		return nil, usageError(err)
 	}
-	if _, host := gb.(engine.WholeProof); host && pl.Synthetic && p.Nodes > porep.MaxSealNodes {
-		return nil, usageErrorf("--synthetic on the %s backend makes the key on the host, which is feasible up to 512MiB; "+
+	if _, host := gb.(engine.WholeProof); host && (pl.Synthetic || pl.SetupKey) && p.Nodes > porep.MaxSealNodes {
+		return nil, usageErrorf("--synthetic and --setup-key on the %s backend make the key on the host, which is feasible up to 512MiB; "+
 			"%s needs --backend cuda (the key is then made on the GPU)", gb.Name(), p.Name)
 	}
 	gpus := pl.GPUs
@@ -330,6 +351,9 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	case pl.Synthetic:
 		source = fmt.Sprintf("synthetic (porep.SyntheticC1, seeds %d…%d)", pl.Seed, pl.Seed+uint64(pl.Jobs)-1)
 		c1For = func(i int) (*c1.Commit1Out, error) { return porep.SyntheticC1(p, pl.Seed+uint64(i)) }
+	case pl.Sparse:
+		source = fmt.Sprintf("sparse test-fixture sectors (porep.SparseC1, sectors %d…%d of miner 1000)", pl.Seed, pl.Seed+uint64(pl.Jobs)-1)
+		c1For = func(i int) (*c1.Commit1Out, error) { return benchSparse(ctx, p, pl.Seed+uint64(i)) }
 	default:
 		if p.Nodes > porep.MaxSealNodes {
 			return nil, usageErrorf("cannot seal a %s sector here (this sealer stops at 512MiB): pass --c1 FILE or --synthetic", p.Name)
@@ -355,8 +379,11 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	cfg.Queue.MaxQueued = max(cfg.Queue.MaxQueued, pl.Jobs)
 	var be engine.Backend = &engine.C2{ParamsDir: pl.Params, GPU: gb}
 	prog := newProgress()
-	if pl.Synthetic {
+	switch {
+	case pl.Synthetic:
 		be = &engine.Synthetic{GPU: gb, PCEDir: pl.Params, Seed: pl.Seed, Progress: prog.Update}
+	case pl.SetupKey:
+		be = &engine.SetupKey{GPU: gb, PCEDir: pl.Params, Seed: pl.Seed, Progress: prog.Update}
 	}
 	opts := []engine.Option{
 		engine.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))),
@@ -377,7 +404,14 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	defer e.Close()
 	cfg = e.Config()
 
-	rep := &benchC2Report{ProofType: p.Name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Params: pl.Params,
+	key := "the .params and .vk in " + pl.Params
+	switch {
+	case pl.Synthetic:
+		key = fmt.Sprintf("synthetic (random points of the circuit's lengths, seed %d)", pl.Seed)
+	case pl.SetupKey:
+		key = fmt.Sprintf("a Groth16 setup of the recorded circuit at load, on each GPU (test key: toxic waste seeded by %d)", pl.Seed)
+	}
+	rep := &benchC2Report{ProofType: p.Name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Key: key, Params: pl.Params,
 		Jobs: pl.Jobs, Concurrency: pl.Concurrency, GPUs: cfg.GPU.Devices, GPUWorkers: cfg.GPU.WorkersPerGPU,
 		SynthesisWorkers: cfg.Synthesis.Workers, Partitions: p.Partitions}
 	say("%s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers, memory budget %.1f GiB",
@@ -433,6 +467,18 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 		say("timeline written to %s", pl.SVG)
 	}
 	return rep, nil
+}
+
+// benchSparse builds sparse sector n of miner 1000 and returns its C1 output.
+func benchSparse(ctx context.Context, p abi.SealProof, n uint64) (*c1.Commit1Out, error) {
+	in := porep.SparseInput{Proof: p, ProverID: porep.ProverID(1000), SectorID: n}
+	in.Ticket[0], in.Seed[0] = 0xbe, 0xc2
+	binary.LittleEndian.PutUint64(in.Ticket[8:], n)
+	out, _, err := porep.SparseC1(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("bench c2: sparse sector %d: %w", n, err)
+	}
+	return out, nil
 }
 
 // benchSeal seals one small sector and returns its C1 output.
@@ -671,7 +717,7 @@ func secs(d time.Duration) string {
 func printBenchC2(w io.Writer, r *benchC2Report) {
 	fmt.Fprintf(w, "bench c2: %s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers\n",
 		r.ProofType, r.Backend, plural(r.Jobs, "proof"), r.Concurrency, r.GPUs, r.GPUWorkers, r.SynthesisWorkers)
-	fmt.Fprintf(w, "C1: %s; parameters: %s\n", r.C1, r.Params)
+	fmt.Fprintf(w, "C1: %s\nkey: %s; recorded circuits in %s\n", r.C1, r.Key, r.Params)
 	if r.Synthetic {
 		fmt.Fprintf(w, "%s (random C1 outputs, synthetic key with the real circuit's lengths; the timings are a real proof's)\n", strings.ToUpper(syntheticNote[:1])+syntheticNote[1:])
 	}

@@ -40,6 +40,10 @@ func TestBenchC2BadFlags(t *testing.T) {
 		{append(p2k, "extra"), "unexpected arguments"},
 		{append(p2k, "--c1", filepath.Join(empty, "none.json")), "none.json"},
 		{[]string{"bench", "c2", "-p", "StackedDrg32GiBV1_1", "--synthetic", "--backend", "cpu", "--params", empty}, "--backend cuda"},
+		{[]string{"bench", "c2", "-p", "StackedDrg32GiBV1_1", "--sparse", "--setup-key", "--backend", "cpu", "--params", empty}, "--backend cuda"},
+		{append(p2k, "--synthetic", "--sparse"), "does not go with"},
+		{append(p2k, "--synthetic", "--setup-key"), "does not go with"},
+		{append(p2k, "--sparse", "--c1", "x.json"), "give one"},
 	} {
 		out, err := run(t, tc.args...)
 		var ee *ExitError
@@ -108,6 +112,31 @@ func TestBenchC2RealCPU2KiB(t *testing.T) {
 		if !strings.Contains(string(b), row) {
 			t.Errorf("the timeline has no %s", row)
 		}
+	}
+}
+
+// --sparse --setup-key at 2KiB on the CPU: two sparse sectors proved with a
+// key the engine made itself (no .params anywhere), every partition verified.
+func TestBenchC2SparseSetupKeyCPU2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2KiB setup and two proofs take about two minutes on 2 cores")
+	}
+	dir := t.TempDir()
+	out, progress, err := runSplit(t, context.Background(), "bench", "c2", "-p", "StackedDrg2KiBV1_1", "--sparse", "--setup-key",
+		"--backend", "cpu", "--jobs", "2", "--concurrency", "1", "--params", dir, "--seed", "5", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, progress)
+	}
+	var rep benchC2Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !rep.Verified || rep.Synthetic || rep.Unverified != 0 || len(rep.Proofs) != 2 || !strings.HasPrefix(rep.Backend, "setup-key/") ||
+		!strings.Contains(rep.C1, "sparse") || !strings.Contains(rep.Key, "setup") || len(rep.ProverLoads) != 1 || rep.ProverLoads[0] <= 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if ms, _ := filepath.Glob(filepath.Join(dir, "*.params")); len(ms) != 0 {
+		t.Fatalf("a .params file was written: %v", ms)
 	}
 }
 

@@ -51,5 +51,13 @@ func cudaGPUBackend() engine.GPUBackend {
 			}
 			return p, nil
 		},
+		// Keys of a real setup (bench c2 --sparse) are made on the device too.
+		LoadSetup: func(ctx context.Context, gpu int, c *r1cs.Circuit, t *groth16.Toxic) (engine.PartitionProver, *groth16.VerifyingKey, error) {
+			p, err := ffi.SetupProver(ctx, gpu, c, t)
+			if err != nil {
+				return nil, nil, err
+			}
+			return p, p.VerifyingKey(), nil
+		},
 	}
 }

@@ -75,6 +75,18 @@ filc2_status filc2_msm_g1_generate(int32_t device, const void *gen, size_t n, ui
 filc2_status filc2_msm_g2_generate(int32_t device, const void *gen, size_t n, uint64_t seed,
                                    filc2_msm_bases **out);
 
+/* Fixed-base multiplication (the Groth16 setup's): a handle of n points, point i = s_i·G, for
+ * host scalars s_i (fr.Element, Montgomery form) and G's window table (host, FILC2_FB_WINDOWS ·
+ * FILC2_FB_HALF affine points, table[k·FILC2_FB_HALF + d − 1] = d·2^(16k)·G for d in
+ * [1, FILC2_FB_HALF]): each scalar's 16 signed 16-bit digits pick at most 16 table points.
+ * The points live where uploaded ones do (device memory, else mapped pinned host memory). */
+#define FILC2_FB_WINDOWS 16
+#define FILC2_FB_HALF 32768
+filc2_status filc2_msm_g1_fixed_base(int32_t device, const void *table, const void *scalars, size_t n,
+                                     filc2_msm_bases **out);
+filc2_status filc2_msm_g2_fixed_base(int32_t device, const void *table, const void *scalars, size_t n,
+                                     filc2_msm_bases **out);
+
 /* The same with flags: FILC2_MSM_HOST_RESIDENT keeps the points in mapped pinned host
  * memory, read by the kernels over the bus (what the plain upload falls back to when the
  * device has no room for them). */

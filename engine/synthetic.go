@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
-
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
@@ -42,8 +39,8 @@ type Synthetic struct {
 	// (the 32GiB one takes minutes and many GB), reading a cached one.
 	Progress func(stage string, done, total int64)
 
-	mu    sync.Mutex
-	stats map[uint64]r1cs.Stats // circuit counts by sector size, for CircuitBytes
+	once sync.Once
+	rec  *recordedCircuits
 }
 
 // Synthetic marks the backend as synthetic for the engine (see the type).
@@ -65,58 +62,16 @@ func (s *Synthetic) CheckC1(_ context.Context, _ abi.SealProof, c *c1.Commit1Out
 }
 
 // CircuitBytes implements Backend: the cached recorded circuit's size, or an
-// estimate from the circuit's counts (a count-mode synthesis, once per size:
-// 26 s at 32GiB), plus the synthetic key when the GPU backend keeps it on the
-// host (a WholeProof).
+// estimate from the circuit's counts, plus the synthetic key when the GPU
+// backend keeps it on the host (a WholeProof).
 func (s *Synthetic) CircuitBytes(p abi.SealProof) (int64, error) {
-	_, host := s.GPU.(WholeProof)
-	n := int64(-1)
-	if s.PCEDir != "" {
-		if fi, err := os.Stat(c2.FilesIn(s.PCEDir, p).PCE); err == nil {
-			n = fi.Size()
-		}
-	}
-	if n >= 0 && !host {
-		return n, nil
-	}
-	st, err := s.circuitStats(p)
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		n = int64(st.Constraints) * pceBytesPerConstraint
-	}
-	if host {
-		l := groth16.ShapeOf(st).Lengths()
-		n += int64(max(l[0], l[1], l[2], l[3]))*bls.SizeOfG1AffineUncompressed + int64(l[4])*bls.SizeOfG2AffineUncompressed
-	}
-	return n, nil
+	return s.circuits().circuitBytes(p, s.GPU, true)
 }
 
-// pceBytesPerConstraint is about what a recorded PoRep circuit holds per
-// constraint (CSR of A, B and C, ~5.5 entries a row, and the row pointers):
-// 57 bytes at 2KiB as at 32GiB.
-const pceBytesPerConstraint = 57
-
-func (s *Synthetic) circuitStats(p abi.SealProof) (r1cs.Stats, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st, ok := s.stats[uint64(p.SectorSize)]; ok {
-		return st, nil
-	}
-	shape := porep.ShapeOf(p)
-	cs := r1cs.New(r1cs.Count)
-	if err := porep.Synthesize(cs, shape, shape.Blank()); err != nil {
-		return r1cs.Stats{}, fmt.Errorf("counting the %s circuit: %w", p.Name, err)
-	}
-	if err := cs.Finish(); err != nil {
-		return r1cs.Stats{}, fmt.Errorf("counting the %s circuit: %w", p.Name, err)
-	}
-	if s.stats == nil {
-		s.stats = map[uint64]r1cs.Stats{}
-	}
-	s.stats[uint64(p.SectorSize)] = cs.Stats()
-	return cs.Stats(), nil
+// circuits returns the recorded-circuit loader on PCEDir.
+func (s *Synthetic) circuits() *recordedCircuits {
+	s.once.Do(func() { s.rec = &recordedCircuits{pceDir: s.PCEDir, progress: s.Progress} })
+	return s.rec
 }
 
 // LoadCircuit implements Backend: the recorded circuit, from PCEDir when
@@ -126,32 +81,10 @@ func (s *Synthetic) LoadCircuit(ctx context.Context, p abi.SealProof, progress f
 	if _, err := s.loader(); err != nil {
 		return nil, err
 	}
-	tell := func(stage string, done, total int64) {
-		progress(done, total)
-		if s.Progress != nil {
-			s.Progress(stage, done, total)
-		}
-	}
-	record := porep.WithProgress(func(done, total int) {
-		tell("recording the "+p.Name+" circuit (challenges)", int64(done), int64(total))
-	})
-	var c *r1cs.Circuit
-	var err error
-	if s.PCEDir == "" {
-		c, err = c2.RecordCircuit(ctx, p, record)
-	} else {
-		path := c2.FilesIn(s.PCEDir, p).PCE
-		if _, serr := os.Stat(path); serr == nil {
-			tell("reading the recorded "+p.Name+" circuit", 0, 1)
-		} else if err = os.MkdirAll(s.PCEDir, 0o755); err != nil {
-			return nil, fmt.Errorf("engine: the recorded-circuit cache: %w", err)
-		}
-		c, err = c2.LoadCircuit(ctx, p, path, record)
-	}
+	c, err := s.circuits().load(ctx, p, progress)
 	if err != nil {
 		return nil, err
 	}
-	tell("circuit "+p.Name+" loaded", 1, 1)
 	pvk, err := groth16.Prepare(groth16.SyntheticVerifyingKey(c.NumInputs, s.Seed))
 	if err != nil {
 		return nil, fmt.Errorf("engine: synthetic verifying key: %w", err)

@@ -62,6 +62,25 @@ func (w WholeProof) LoadSyntheticProver(ctx context.Context, gpu int, c *r1cs.Ci
 	return &wholeProver{be: be, srs: srs}, nil
 }
 
+// LoadSetupProver implements SetupLoader: the setup on the host's cores
+// (groth16.SetupFromToxic; minutes at 2KiB on 2 cores), loaded with the
+// backend's LoadSRS.
+func (w WholeProof) LoadSetupProver(ctx context.Context, gpu int, c *r1cs.Circuit, t *groth16.Toxic) (PartitionProver, *groth16.VerifyingKey, error) {
+	be, err := w.ForGPU(gpu)
+	if err != nil {
+		return nil, nil, fmt.Errorf("GPU %d: %w", gpu, err)
+	}
+	pk, err := groth16.SetupFromToxic(ctx, c, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("GPU %d: setup: %w", gpu, err)
+	}
+	srs, err := be.LoadSRS(ctx, pk, c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("GPU %d: %s backend: %w", gpu, be.Name(), err)
+	}
+	return &wholeProver{be: be, srs: srs}, &pk.VK, nil
+}
+
 // WorkingBytes implements GPUBackend: what the CPU prover allocates beside
 // the witness (a, b, c over the domain and the compacted A and B scalars).
 func (w WholeProof) WorkingBytes(c *r1cs.Circuit) int64 {
@@ -115,12 +134,26 @@ func (p *wholeProver) Close() error { return p.srs.Close() }
 // resident on a GPU, Working is the host memory a partition's stages need
 // beyond its witness. LoadSynthetic, if set, makes a synthetic key of a
 // circuit's lengths directly on the GPU (ffi.LoadSyntheticProver), for the
-// Synthetic backend.
+// Synthetic backend; LoadSetup, if set, runs a setup with its heavy part on
+// the GPU and keeps the key there (ffi.SetupProver), for the SetupKey backend.
 type Staged struct {
 	Label         string
 	Load          func(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (PartitionProver, error)
 	Working       func(c *r1cs.Circuit) int64
 	LoadSynthetic func(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (PartitionProver, error)
+	LoadSetup     func(ctx context.Context, gpu int, c *r1cs.Circuit, t *groth16.Toxic) (PartitionProver, *groth16.VerifyingKey, error)
+}
+
+// LoadSetupProver implements SetupLoader with LoadSetup.
+func (s Staged) LoadSetupProver(ctx context.Context, gpu int, c *r1cs.Circuit, t *groth16.Toxic) (PartitionProver, *groth16.VerifyingKey, error) {
+	if s.LoadSetup == nil {
+		return nil, nil, fmt.Errorf("GPU %d: the %s backend runs no setups", gpu, s.Label)
+	}
+	p, vk, err := s.LoadSetup(ctx, gpu, c, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("GPU %d: %s backend: setup: %w", gpu, s.Label, err)
+	}
+	return p, vk, nil
 }
 
 // SyntheticLoader is implemented by GPU backends that can make a synthetic

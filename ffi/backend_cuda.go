@@ -120,7 +120,8 @@ func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs
 	if err := pk.CheckShape(groth16.ShapeOf(c.Stats())); err != nil {
 		return nil, err
 	}
-	return loadProver(device, pk.VK, c, func(p *Prover) error {
+	return loadProver(device, c, func(p *Prover) error {
+		p.vk = pk.VK
 		var err error
 		for _, q := range []struct {
 			name string
@@ -146,8 +147,8 @@ func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs
 // parameters are not at hand). Its proofs do not verify under any key.
 func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed uint64) (*Prover, error) {
 	_, _, g1, g2 := bls.Generators()
-	vk := groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2}
-	return loadProver(device, vk, c, func(p *Prover) error {
+	return loadProver(device, c, func(p *Prover) error {
+		p.vk = groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2}
 		n := p.shape.Lengths()
 		var err error
 		for i, dst := range []**G1Bases{&p.h, &p.l, &p.a, &p.bg1} {
@@ -165,12 +166,12 @@ func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed 
 	})
 }
 
-// loadProver makes circuit c's prover on device: the NTT domain, the five queries
-// (keys fills them), where their points went, and the circuit's matrices. On any
-// failure what was made is freed.
-func loadProver(device int, vk groth16.VerifyingKey, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Prover, err error) {
+// loadProver makes circuit c's prover on device: the NTT domain, the five queries and
+// the verifying key (keys fills them), where their points went, and the circuit's
+// matrices. On any failure what was made is freed.
+func loadProver(device int, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Prover, err error) {
 	shape := groth16.ShapeOf(c.Stats())
-	p := &Prover{device: device, vk: vk, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
+	p := &Prover{device: device, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
 	p.spare.max = maxSpare
 	if p.up, err = uploadPoolFromEnv(device); err != nil {
 		return nil, err

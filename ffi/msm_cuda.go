@@ -15,6 +15,8 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/groth16"
 )
 
 // Multi-scalar multiplication over bases resident in device memory (cuda/filc2_msm.h,
@@ -250,6 +252,31 @@ func GenerateG1(device, n int, seed uint64) (*G1Bases, error) {
 	return &G1Bases{handle{h: h, n: n}}, nil
 }
 
+// FixedBaseG1 makes len(scalars) bases on device, point i = scalars[i]·G, from G's window
+// table in groth16.G1Table's layout (TableWindows·TableHalf points): the setup's
+// fixed-base multiplications, on the GPU. The points stay where uploaded keys go (device
+// memory, else pinned host memory).
+func FixedBaseG1(device int, table []bls.G1Affine, scalars []fr.Element) (*G1Bases, error) {
+	if err := checkTable(len(table)); err != nil {
+		return nil, err
+	}
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g1_fixed_base(C.int32_t(device), ptr(table), ptr(scalars), C.size_t(len(scalars)),
+		&h)); err != nil {
+		return nil, err
+	}
+	return &G1Bases{handle{h: h, n: len(scalars)}}, nil
+}
+
+// checkTable refuses a fixed-base table of the wrong length (the C side reads exactly
+// FILC2_FB_WINDOWS·FILC2_FB_HALF points).
+func checkTable(n int) error {
+	if want := C.FILC2_FB_WINDOWS * C.FILC2_FB_HALF; n != want || want != groth16.TableWindows*groth16.TableHalf {
+		return fmt.Errorf("ffi: a fixed-base table of %d points, want %d", n, groth16.TableWindows*groth16.TableHalf)
+	}
+	return nil
+}
+
 // Len is the number of points.
 func (b *G1Bases) Len() int { return b.n }
 
@@ -370,6 +397,19 @@ func GenerateG2(device, n int, seed uint64) (*G2Bases, error) {
 		return nil, err
 	}
 	return &G2Bases{handle{h: h, n: n}}, nil
+}
+
+// FixedBaseG2 is FixedBaseG1 in G2 (table in groth16.G2Table's layout).
+func FixedBaseG2(device int, table []bls.G2Affine, scalars []fr.Element) (*G2Bases, error) {
+	if err := checkTable(len(table)); err != nil {
+		return nil, err
+	}
+	var h *C.filc2_msm_bases
+	if err := check(C.filc2_msm_g2_fixed_base(C.int32_t(device), ptr(table), ptr(scalars), C.size_t(len(scalars)),
+		&h)); err != nil {
+		return nil, err
+	}
+	return &G2Bases{handle{h: h, n: len(scalars)}}, nil
 }
 
 // Len is the number of points.

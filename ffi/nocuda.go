@@ -65,3 +65,14 @@ func (*Prover) CopiesWitness() bool { return true }
 
 // HostResident names the key's queries kept in host memory.
 func (*Prover) HostResident() []string { return nil }
+
+// SetupProver runs a Groth16 setup with its multiplications on a device.
+func SetupProver(context.Context, int, *r1cs.Circuit, *groth16.Toxic, ...groth16.Option) (*Prover, error) {
+	return nil, ErrUnavailable
+}
+
+// VerifyingKey is the verifying key of the prover's key.
+func (*Prover) VerifyingKey() *groth16.VerifyingKey { return nil }
+
+// ProvingKey copies the resident key back to the host.
+func (*Prover) ProvingKey(context.Context) (*groth16.ProvingKey, error) { return nil, ErrUnavailable }

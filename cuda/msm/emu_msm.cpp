@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine.cuh"
+#include "fixed_base.cuh"
 
 using namespace filc2;
 using namespace filc2::msm;
@@ -339,6 +340,41 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 		std::vector<uint64_t> none(words.size(), 0), all(words.size(), ~uint64_t(0));
 		ck.batch("empty bitmap", none, nb);
 		ck.batch("full bitmap", all, nb);
+	}
+	{
+		// Fixed-base multiplication (the setup's): scalars whose 16-bit windows take the
+		// values that exercise every digit case (0, small, around 2^15, 2^16 − 1 with and
+		// without a carry in), over a table filled at the magnitudes those produce.
+		std::vector<affine_t<F>> table(fb_table_points, affine_t<F>::inf());
+		const uint32_t mags[] = {1, 2, 3, 4, 0x7ffe, 0x7fff, 0x8000};
+		for (int k = 0; k < fb_windows; ++k)
+			for (uint32_t d : mags) {
+				if (k == fb_windows - 1 && d > 4) continue;  // the top window stays small
+				fr_t e = fr_t::zero();                         // d·2^(16k)
+				const int bit = 16 * k;
+				e.l[bit / 32] = d << (bit % 32);
+				if (bit % 32 && (d >> (32 - bit % 32))) e.l[bit / 32 + 1] = d >> (32 - bit % 32);
+				table[size_t(k) * fb_half + d - 1] = smul(g, e).to_affine();
+			}
+		const uint32_t vals[] = {0, 1, 2, 3, 0x7fff, 0x8000, 0x8001, 0xfffe, 0xffff};
+		const size_t n = full ? 40 : 12;
+		std::vector<fr_t> canon(n), mont(n);
+		for (size_t i = 0; i < n; ++i) {
+			fr_t x = fr_t::zero();
+			for (int k = 0; k < fb_windows; ++k) {
+				const uint32_t v = k == fb_windows - 1 ? vals[rng() % 4] : vals[i == 0 ? 8 : i == 1 ? 0 : rng() % 9];
+				x.l[k / 2] |= v << (16 * (k % 2));
+			}
+			canon[i] = x;
+			mont[i] = mont_of(x);
+		}
+		std::vector<xyzz_t<F>> tmp(n);
+		std::vector<affine_t<F>> got(n);
+		launch<fixed_base_body<F>>(0, n, static_cast<const affine_t<F>*>(table.data()), static_cast<const fr_t*>(mont.data()),
+		                           tmp.data());
+		launch<to_affine_body<F>>(0, ceil_div<size_t>(n, gen_block), static_cast<const xyzz_t<F>*>(tmp.data()), n, got.data());
+		for (size_t i = 0; i < n; ++i)
+			expect((std::string(name) + " fixed base " + std::to_string(i)).c_str(), got[i], smul(g, canon[i]).to_affine());
 	}
 	const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 	std::printf("%s: done in %.1f s\n", name, sec);

@@ -15,6 +15,7 @@
 #include "../util/gpu.cuh"
 #include "../util/staging.cuh"
 #include "engine.cuh"
+#include "fixed_base.cuh"
 
 static_assert(int(FILC2_MSM_PHASES) == int(filc2::msm::phase_count) && int(FILC2_MSM_PHASE_FINISH) == int(filc2::msm::phase_finish),
               "the C ABI's MSM phases are the engine's");
@@ -171,6 +172,28 @@ class bases_impl final : public filc2_msm_bases {
 		stream_sync(stream_.s);
 	}
 
+	// fixed_base_points fills the handle as filc2_msm_*_fixed_base documents: the table and
+	// the scalars (host memory) go up through the staging buffers, a chunk of scalars at a
+	// time, each chunk multiplied (XYZZ into a scratch array) and converted to affine.
+	void fixed_base_points(const void* table, const void* scalars) {
+		owned_dev tab(fb_table_points * sizeof(affine));
+		stage_.upload(tab.p, table, fb_table_points * sizeof(affine), stream_.s);
+		const size_t per = std::min<size_t>(n_, size_t(1) << 22);  // a multiple of gen_block when < n
+		owned_dev tmp(per * sizeof(xyzz));
+		owned_dev sc(per * sizeof(fr_t));
+		affine* out = static_cast<affine*>(pts_.p);
+		const fr_t* in = static_cast<const fr_t*>(scalars);
+		for (size_t first = 0; first < n_; first += per) {
+			const size_t count = std::min(per, n_ - first);
+			stage_.upload(sc.p, in + first, count * sizeof(fr_t), stream_.s);
+			launch<fixed_base_body<F>>(stream_.s, count, static_cast<const affine*>(tab.p), static_cast<const fr_t*>(sc.p),
+			                           static_cast<xyzz*>(tmp.p));
+			launch<to_affine_body<F>>(stream_.s, ceil_div<size_t>(count, gen_block), static_cast<const xyzz*>(tmp.p), count,
+			                          out + first);
+		}
+		stream_sync(stream_.s);
+	}
+
 	int32_t group() const override { return sizeof(F) == 48 ? FILC2_MSM_G1 : FILC2_MSM_G2; }
 	size_t size() const override { return n_; }
 	size_t device_bytes() const override {
@@ -308,6 +331,22 @@ filc2_msm_bases* generate_bases(int32_t device, const void* gen, size_t n, uint6
 	auto* b = new bases_impl<F>(device, n, placement::device);
 	try {
 		b->generate_points(g, seed);
+	} catch (...) {
+		delete b;
+		throw;
+	}
+	return b;
+}
+
+// fixed_base_bases: a handle of n points s_i·G made from G's window table (see
+// fixed_base.cuh); the points go where uploaded keys go (device, else host memory).
+template <class F>
+filc2_msm_bases* fixed_base_bases(int32_t device, const void* table, const void* scalars, size_t n) {
+	if (!table) throw_invalid("msm: null table");
+	if (n && !scalars) throw_invalid("msm: null scalars");
+	auto* b = new bases_impl<F>(device, n, placement::device_or_host);
+	try {
+		if (n) b->fixed_base_points(table, scalars);
 	} catch (...) {
 		delete b;
 		throw;

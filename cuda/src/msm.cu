@@ -41,6 +41,15 @@ extern "C" filc2_status filc2_msm_host_resident(filc2_msm_bases* b, int32_t* yes
 	});
 }
 
+extern "C" filc2_status filc2_msm_g1_fixed_base(int32_t device, const void* table, const void* scalars, size_t n,
+                                                filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		*out = fixed_base_bases<fp_t>(device, table, scalars, n);
+	});
+}
+
 extern "C" filc2_status filc2_msm_g1_generate(int32_t device, const void* gen, size_t n, uint64_t seed,
                                               filc2_msm_bases** out) {
 	return guard([&] {

@@ -2,9 +2,11 @@ package groth16
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/big"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 
@@ -56,6 +58,20 @@ type KeyMaker interface {
 	MulG2(ctx context.Context, q Query, table *G2Table, scalars []fr.Element) error
 }
 
+// SeededToxic returns toxic waste drawn from a ChaCha8 stream keyed by seed:
+// the same for every caller, so anyone can forge proofs under its keys. For
+// reproducible test and benchmark keys only (several GPUs making one key each).
+func SeededToxic(seed uint64) (Toxic, error) {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	copy(key[8:], "filc2 seeded toxic waste")
+	return NewToxic(chachaReader{rand.NewChaCha8(key)})
+}
+
+type chachaReader struct{ c *rand.ChaCha8 }
+
+func (r chachaReader) Read(p []byte) (int, error) { return r.c.Read(p) }
+
 // Setup generates a proving key for the recorded circuit from fresh toxic waste,
 // in bellperson's layout. The key is only as trustworthy as this process: it is
 // for tests and development, never a replacement for the official parameters.
@@ -65,8 +81,13 @@ func Setup(ctx context.Context, c *r1cs.Circuit, opts ...Option) (*ProvingKey, e
 	if err != nil {
 		return nil, err
 	}
+	return SetupFromToxic(ctx, c, &t, opts...)
+}
+
+// SetupFromToxic is Setup on the host's cores with the given toxic waste.
+func SetupFromToxic(ctx context.Context, c *r1cs.Circuit, t *Toxic, opts ...Option) (*ProvingKey, error) {
 	pk := &ProvingKey{}
-	vk, err := SetupWith(ctx, c, &t, (*cpuKeyMaker)(pk), opts...)
+	vk, err := SetupWith(ctx, c, t, (*cpuKeyMaker)(pk), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +123,16 @@ func (m *cpuKeyMaker) MulG2(ctx context.Context, q Query, t *G2Table, scalars []
 type G1Table struct {
 	fb   *g1FixedBase
 	tick func(int) // the setup's progress, for a KeyMaker on the host
+}
+
+// NewG1Table builds the window table of g (on all cores; ~0.3 s).
+func NewG1Table(g *bls.G1Affine) *G1Table {
+	return &G1Table{fb: newFixedBase[bls.G1Affine, bls.G1Jac, g1Ops](g), tick: func(int) {}}
+}
+
+// NewG2Table builds the window table of g in G2.
+func NewG2Table(g *bls.G2Affine) *G2Table {
+	return &G2Table{fb: newFixedBase[bls.G2Affine, bls.G2Jac, g2Ops](g), tick: func(int) {}}
 }
 
 // G2Table is G1Table in G2.
@@ -163,10 +194,11 @@ func SetupWith(ctx context.Context, c *r1cs.Circuit, t *Toxic, m KeyMaker, opts 
 	g2.ScalarMultiplication(&g2gen, t.G2.BigInt(new(big.Int)))
 	tick := cfg.stage("tables", 2)
 	lens := shape.Lengths()
-	t1 := &G1Table{fb: newFixedBase[bls.G1Affine, bls.G1Jac, g1Ops](&g1),
-		tick: cfg.stage("G1 points", int64(lens[0]+lens[1]+lens[2]+lens[3]))}
+	t1 := NewG1Table(&g1)
+	t1.tick = cfg.stage("G1 points", int64(lens[0]+lens[1]+lens[2]+lens[3]))
 	tick(1)
-	t2 := &G2Table{fb: newFixedBase[bls.G2Affine, bls.G2Jac, g2Ops](&g2), tick: cfg.stage("G2 points", int64(lens[4]))}
+	t2 := NewG2Table(&g2)
+	t2.tick = cfg.stage("G2 points", int64(lens[4]))
 	tick(1)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -86,8 +86,7 @@ func TestTableLayout(t *testing.T) {
 	s.SetUint64(7)
 	var g bls.G1Affine
 	g.ScalarMultiplication(&g1, s.BigInt(new(big.Int)))
-	t1 := &G1Table{fb: newFixedBase[bls.G1Affine, bls.G1Jac, g1Ops](&g)}
-	t2 := &G2Table{fb: newFixedBase[bls.G2Affine, bls.G2Jac, g2Ops](&g2)}
+	t1, t2 := NewG1Table(&g), NewG2Table(&g2)
 	p1, p2 := t1.Points(), t2.Points()
 	if len(p1) != TableWindows*TableHalf || len(p2) != TableWindows*TableHalf {
 		t.Fatalf("%d and %d table points", len(p1), len(p2))

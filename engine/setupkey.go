@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/c2"
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/r1cs"
+)
+
+// SetupKey is a Backend that proves with keys it makes itself, for verified
+// benchmarks and tests at sizes whose parameters are not at hand (32GiB without
+// its 47 GB .params, and no file written): the circuit is the recorded one
+// (cached in PCEDir), and each GPU's prover runs a real Groth16 setup of it
+// when it loads (SetupLoader: on the GPU for CUDA, in a few minutes at 32GiB;
+// on the host for the CPU backend, at small sizes), from toxic waste drawn
+// from Seed (groth16.SeededToxic), so that every GPU makes the same key. The
+// C1 outputs get the production checks (c1.Validate, porep.VerifyVanilla) and
+// every partition is verified against the setup's verifying key, as in
+// production: the proofs are real. The key is a test key — its toxic waste is
+// public — so they verify under it and no official key.
+type SetupKey struct {
+	GPU    GPUBackend // the per-GPU provers; must implement SetupLoader
+	PCEDir string     // where recorded circuits are cached (c2.PCEName); "": record at every load
+	Seed   uint64     // the toxic waste's seed
+	// Progress, if set, is told of long circuit loads.
+	Progress func(stage string, done, total int64)
+
+	once sync.Once
+	rec  *recordedCircuits
+}
+
+// SetupLoader is implemented by GPU backends that can run a Groth16 setup of a
+// circuit and keep the key resident on a GPU; they return the key's verifying
+// key.
+type SetupLoader interface {
+	LoadSetupProver(ctx context.Context, gpu int, c *r1cs.Circuit, t *groth16.Toxic) (PartitionProver, *groth16.VerifyingKey, error)
+}
+
+// Name implements Backend.
+func (s *SetupKey) Name() string { return "setup-key/" + s.GPU.Name() }
+
+// CheckC1 implements Backend as C2 does: structure and vanilla proofs.
+func (s *SetupKey) CheckC1(ctx context.Context, _ abi.SealProof, c *c1.Commit1Out) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return porep.VerifyVanilla(ctx, c)
+}
+
+func (s *SetupKey) circuits() *recordedCircuits {
+	s.once.Do(func() { s.rec = &recordedCircuits{pceDir: s.PCEDir, progress: s.Progress} })
+	return s.rec
+}
+
+// CircuitBytes implements Backend: the recorded circuit, and the key when the
+// GPU backend keeps it on the host.
+func (s *SetupKey) CircuitBytes(p abi.SealProof) (int64, error) {
+	return s.circuits().circuitBytes(p, s.GPU, false)
+}
+
+// LoadCircuit implements Backend: the recorded circuit; the verifying key
+// comes with the first prover.
+func (s *SetupKey) LoadCircuit(ctx context.Context, p abi.SealProof, progress func(done, total int64)) (Circuit, error) {
+	if _, ok := s.GPU.(SetupLoader); !ok || !setupCapable(s.GPU) {
+		return nil, fmt.Errorf("engine: the %s GPU backend runs no setups", s.GPU.Name())
+	}
+	c, err := s.circuits().load(ctx, p, progress)
+	if err != nil {
+		return nil, err
+	}
+	return &setupCircuit{c: c, shape: porep.ShapeOf(p), partBytes: witnessBytes(c) + s.GPU.WorkingBytes(c)}, nil
+}
+
+// setupCapable: a Staged backend runs setups only with LoadSetup set.
+func setupCapable(g GPUBackend) bool {
+	st, staged := g.(Staged)
+	return !staged || st.LoadSetup != nil
+}
+
+// LoadProver implements Backend: the setup, on GPU gpu.
+func (s *SetupKey) LoadProver(ctx context.Context, gpu int, c Circuit) (PartitionProver, error) {
+	sc, ok := c.(*setupCircuit)
+	if !ok {
+		return nil, fmt.Errorf("engine: circuit %T was not loaded by the setup-key backend", c)
+	}
+	sl, ok := s.GPU.(SetupLoader)
+	if !ok {
+		return nil, fmt.Errorf("engine: the %s GPU backend runs no setups", s.GPU.Name())
+	}
+	t, err := groth16.SeededToxic(s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	pp, vk, err := sl.LoadSetupProver(ctx, gpu, sc.c, &t)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.setVK(vk); err != nil {
+		pp.Close()
+		return nil, fmt.Errorf("GPU %d: %w", gpu, err)
+	}
+	return pp, nil
+}
+
+// setupCircuit is SetupKey's Circuit.
+type setupCircuit struct {
+	witnessPool
+	c         *r1cs.Circuit
+	shape     porep.CircuitShape
+	partBytes int64
+
+	mu  sync.Mutex
+	vk  []byte // the first prover's verifying key, encoded
+	pvk *groth16.PreparedVerifyingKey
+}
+
+// setVK keeps the first prover's verifying key; every later prover's must be
+// the same (each GPU ran the same setup).
+func (c *setupCircuit) setVK(vk *groth16.VerifyingKey) error {
+	var b bytes.Buffer
+	if _, err := vk.WriteTo(&b); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.vk != nil {
+		if !bytes.Equal(c.vk, b.Bytes()) {
+			return errors.New("engine: this GPU's setup made another key than the first GPU's (same toxic waste): its backend is broken")
+		}
+		return nil
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		return err
+	}
+	c.vk, c.pvk = b.Bytes(), pvk
+	return nil
+}
+
+func (c *setupCircuit) PartitionBytes() int64 { return c.partBytes }
+
+func (c *setupCircuit) Synthesize(ctx context.Context, _ abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in, err := porep.PartitionInputFromC1(out, k)
+	if err != nil {
+		return nil, err
+	}
+	return c2.Witness(c.shape, in, c.c, c.options()...)
+}
+
+func (c *setupCircuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {
+	c.mu.Lock()
+	pvk := c.pvk
+	c.mu.Unlock()
+	if pvk == nil {
+		return errors.New("engine: no verifying key yet: no prover has been set up")
+	}
+	return c2.VerifyPartition(pvk, p, out.ReplicaID, out.CommD, out.CommR, out.Seed, k, proof)
+}
+
+func (c *setupCircuit) Close() error { return nil }
