@@ -244,6 +244,10 @@ type benchC2Report struct {
 	GPUUse     []benchGPUUse  `json:"gpu_utilisation"`
 	Unverified int            `json:"unverified_partitions"`
 	Proofs     []benchC2Proof `json:"proofs"`
+	// HostPeak is this process's peak resident memory (VmHWM); DevicePeaks
+	// each GPU's peak memory in use, sampled every 200 ms from the load on.
+	HostPeak    uint64   `json:"host_peak_bytes"`
+	DevicePeaks []uint64 `json:"device_peak_bytes,omitempty"`
 	Timeline   string         `json:"timeline_svg,omitempty"`
 }
 
@@ -418,10 +422,12 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 		p.Name, be.Name(), plural(pl.Jobs, "job"), pl.Concurrency, cfg.GPU.Devices, cfg.GPU.WorkersPerGPU, cfg.Synthesis.Workers,
 		float64(cfg.Memory.Budget)/float64(engine.GiB))
 	say("loading the %s circuit and its keys on %d GPU(s)", p.Name, len(cfg.GPU.Devices))
+	mem := startMemPeaks(cfg.GPU.Devices, gb.Name() == "cuda", 200*time.Millisecond)
 	t0 := time.Now()
 	err = e.Preload(ctx, p)
 	prog.Done()
 	if err != nil {
+		mem.finish(nil)
 		return nil, fmt.Errorf("bench c2: loading %s: %w", p.Name, err)
 	}
 	rep.Load = time.Since(t0)
@@ -436,6 +442,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	say("loaded in %v", rep.Load.Round(time.Millisecond))
 
 	results, first, last, err := runBenchJobs(ctx, e, pl, c1For, say)
+	rep.HostPeak, rep.DevicePeaks = mem.finish(cfg.GPU.Devices)
 	if err != nil {
 		return nil, err
 	}
@@ -770,6 +777,11 @@ func printBenchC2(w io.Writer, r *benchC2Report) {
 			plural(int(g.Acquisitions), "kernel section"))
 	}
 	tw.Flush()
+	peaks := []string{fmt.Sprintf("host %.1f GiB (this process's high-water mark)", float64(r.HostPeak)/(1<<30))}
+	for i, b := range r.DevicePeaks {
+		peaks = append(peaks, fmt.Sprintf("gpu%d %.1f GiB in use", r.GPUs[i], float64(b)/(1<<30)))
+	}
+	fmt.Fprintf(w, "\nmemory peak: %s\n", strings.Join(peaks, ", "))
 	fmt.Fprintln(w)
 	switch {
 	case r.Synthetic:

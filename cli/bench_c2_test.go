@@ -132,7 +132,7 @@ func TestBenchC2SparseSetupKeyCPU2KiB(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if !rep.Verified || rep.Synthetic || rep.Unverified != 0 || len(rep.Proofs) != 2 || !strings.HasPrefix(rep.Backend, "setup-key/") ||
-		!strings.Contains(rep.C1, "sparse") || !strings.Contains(rep.Key, "setup") || len(rep.ProverLoads) != 1 || rep.ProverLoads[0] <= 0 {
+		!strings.Contains(rep.C1, "sparse") || !strings.Contains(rep.Key, "setup") || len(rep.ProverLoads) != 1 || rep.ProverLoads[0] <= 0 || rep.HostPeak == 0 {
 		t.Fatalf("report %+v", rep)
 	}
 	if ms, _ := filepath.Glob(filepath.Join(dir, "*.params")); len(ms) != 0 {

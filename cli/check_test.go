@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/filc2/filc2/ffi"
 	"github.com/filc2/filc2/proofs/c1"
 )
 
@@ -80,4 +81,20 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// setup's --backend is checked before any work; cuda needs a CUDA build.
+func TestSetupBackendFlag(t *testing.T) {
+	out := t.TempDir()
+	if o, err := run(t, "setup", "-p", "StackedDrg2KiBV1_1", "--out", out, "--backend", "tpu"); exitCode(err) != 2 || !strings.Contains(err.Error(), `"tpu"`) {
+		t.Fatalf("--backend tpu: %v\n%s", err, o)
+	}
+	if !ffi.Compiled() {
+		if o, err := run(t, "setup", "-p", "StackedDrg2KiBV1_1", "--out", out, "--backend", "cuda"); exitCode(err) != 2 || !strings.Contains(err.Error(), "without CUDA") {
+			t.Fatalf("--backend cuda without CUDA: %v\n%s", err, o)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "*")); len(m) != 0 {
+		t.Fatalf("a refused setup wrote %v", m)
+	}
 }

@@ -13,6 +13,13 @@
 #   c2-small    filc2 bench c2 on real 2KiB and 8MiB proofs (test parameters made there)
 #   c2-32g      filc2 bench c2 at 32GiB, --synthetic: 4 jobs 2 in flight with 2 GPU workers
 #   c2-32g-gw1  the same with 1 GPU worker, 3 jobs 2 in flight
+#   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
+#               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
+#   real-32g, real-32g-gw1, real-64g
+#               filc2 bench c2 --sparse --setup-key: sparse sectors, a key set up on the GPU, every
+#               partition verified (4 jobs 2 in flight, 2 GPU workers; gw1: 3 jobs, 1 worker)
+#   big-cpu     TestBigPartitionCPUEqualsGPU at 32GiB: one partition on the GPU and on the 16 cores with
+#               the same key and r, s, the bytes compared
 #
 # Full logs go to $OUT (or /tmp/filc2-bench); the reply carries the summary lines.
 set -uo pipefail
@@ -71,6 +78,34 @@ for s in "$@"; do
 		echo "exit $?"
 		cat "$out/$s.txt"
 		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
+		;;
+	setup)
+		step "setup GPU tests"
+		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^(TestFixedBase|TestSetupProverEqualsCPU|TestBackend2KiB)$' \
+			-test.count=1 -test.v >"$out/setup-test.log" 2>&1)
+		echo "exit $?"
+		grep -E '^\s*--- (PASS|FAIL)|setup on the CPU|^(panic|FAIL)' "$out/setup-test.log" | head -20
+		;;
+	real-32g | real-32g-gw1 | real-64g)
+		step "bench c2 --sparse --setup-key ($s)"
+		p=StackedDrg32GiBV1_1
+		[ "$s" = real-64g ] && p=StackedDrg64GiBV1_1
+		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
+		[ "$s" = real-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
+		mkdir -p $pce
+		timeout 560 ./filc2 bench c2 -p $p --sparse --setup-key --backend cuda --params $pce "${args[@]}" \
+			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
+		echo "exit $?"
+		cat "$out/$s.txt"
+		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
+		;;
+	big-cpu)
+		step "32GiB partition: GPU and CPU proofs with the same key and r, s"
+		mkdir -p $pce
+		(cd ffi && FILC2_BIG=StackedDrg32GiBV1_1 FILC2_PCE=$pce timeout 560 "$root/build/ffi.test" \
+			-test.run '^TestBigPartitionCPUEqualsGPU$' -test.count=1 -test.v -test.timeout 550s >"$out/big-cpu.log" 2>&1)
+		echo "exit $?"
+		grep -E '^BIG|--- (PASS|FAIL)|panic|differs' "$out/big-cpu.log"
 		;;
 	*)
 		echo "unknown step $s" >&2

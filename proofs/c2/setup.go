@@ -2,6 +2,7 @@ package c2
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 
 	"github.com/filc2/filc2/proofs/abi"
@@ -13,6 +14,12 @@ import (
 type SetupOptions struct {
 	Force    bool             // overwrite existing parameter files
 	Progress groth16.Progress // stage progress, may be nil
+	// Toxic, if set, is the toxic waste to use (reproducible test keys);
+	// nil draws fresh toxic waste from crypto/rand.
+	Toxic *groth16.Toxic
+	// Keys, if set, makes the key instead of groth16.SetupFromToxic on the
+	// host (ffi.SetupProver makes it on a GPU and downloads it).
+	Keys func(ctx context.Context, c *r1cs.Circuit, t *groth16.Toxic, progress groth16.Progress) (*groth16.ProvingKey, error)
 }
 
 // Setup records p's circuit and generates test parameters for it in dir, under
@@ -42,7 +49,21 @@ func Setup(ctx context.Context, p abi.SealProof, dir string, opts SetupOptions) 
 	if err := r1cs.WritePCE(f.PCE, c); err != nil {
 		return f, nil, err
 	}
-	pk, err := groth16.Setup(ctx, c, groth16.WithProgress(progress))
+	t := opts.Toxic
+	if t == nil {
+		fresh, err := groth16.NewToxic(rand.Reader)
+		if err != nil {
+			return f, nil, err
+		}
+		t = &fresh
+	}
+	keys := opts.Keys
+	if keys == nil {
+		keys = func(ctx context.Context, c *r1cs.Circuit, t *groth16.Toxic, progress groth16.Progress) (*groth16.ProvingKey, error) {
+			return groth16.SetupFromToxic(ctx, c, t, groth16.WithProgress(progress))
+		}
+	}
+	pk, err := keys(ctx, c, t, progress)
 	if err != nil {
 		return f, nil, err
 	}

@@ -125,3 +125,16 @@ func TestEvalAtTauSplit(t *testing.T) {
 		}
 	}
 }
+
+// Seeded toxic waste is the same for the same seed, another for another.
+func TestSeededToxic(t *testing.T) {
+	a, err := SeededToxic(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := SeededToxic(3)
+	c, _ := SeededToxic(4)
+	if a != b || a == c || a.Tau.IsZero() {
+		t.Fatalf("seeded toxic waste: %v %v %v", a == b, a == c, a.Tau.IsZero())
+	}
+}
