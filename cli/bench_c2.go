@@ -248,7 +248,7 @@ type benchC2Report struct {
 	// each GPU's peak memory in use, sampled every 200 ms from the load on.
 	HostPeak    uint64   `json:"host_peak_bytes"`
 	DevicePeaks []uint64 `json:"device_peak_bytes,omitempty"`
-	Timeline   string         `json:"timeline_svg,omitempty"`
+	Timeline    string   `json:"timeline_svg,omitempty"`
 }
 
 // benchStage is one stage's per-partition statistics.
