@@ -184,3 +184,13 @@ func TestDocsEngineConfig(t *testing.T) {
 		}
 	}
 }
+
+// docs/cli.md's sparse-sector example, at 2KiB: seal --sparse writes the
+// fixture's c1.json and check --circuit says ok.
+func TestDocsCLISparse(t *testing.T) {
+	dir := t.TempDir()
+	out := runDoc(t, dir, replaceAll(t, docSnippet(t, "cli.md", "sparse"), "StackedDrg32GiBV1_1", "StackedDrg2KiBV1_1"))
+	if !strings.Contains(out, "sparse TEST FIXTURE") || !strings.HasSuffix(strings.TrimSpace(out), "ok") {
+		t.Fatalf("the example's output:\n%s", out)
+	}
+}
