@@ -73,7 +73,7 @@ func (b *C2) LoadCircuit(ctx context.Context, p abi.SealProof, progress func(don
 		return nil, err
 	}
 	progress(1, 1)
-	return &c2Circuit{pr: pr, partBytes: witnessBytes(pr.Circuit) + b.GPU.WorkingBytes(pr.Circuit)}, nil
+	return &c2Circuit{partitionSynth: newPartitionSynth(pr.Circuit, pr.Shape, b.GPU), pr: pr}, nil
 }
 
 // LoadProver implements Backend.
@@ -92,22 +92,8 @@ func witnessBytes(c *r1cs.Circuit) int64 {
 
 // c2Circuit is C2's Circuit: a c2.Prover whose keys stay on the host.
 type c2Circuit struct {
-	witnessPool
-	pr        *c2.Prover
-	partBytes int64
-}
-
-func (c *c2Circuit) PartitionBytes() int64 { return c.partBytes }
-
-func (c *c2Circuit) Synthesize(ctx context.Context, p abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	in, err := porep.PartitionInputFromC1(out, k)
-	if err != nil {
-		return nil, err
-	}
-	return c2.Witness(c.pr.Shape, in, c.pr.Circuit, c.options()...)
+	partitionSynth
+	pr *c2.Prover
 }
 
 func (c *c2Circuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {

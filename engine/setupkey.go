@@ -76,7 +76,7 @@ func (s *SetupKey) LoadCircuit(ctx context.Context, p abi.SealProof, progress fu
 	if err != nil {
 		return nil, err
 	}
-	return &setupCircuit{c: c, shape: porep.ShapeOf(p), partBytes: witnessBytes(c) + s.GPU.WorkingBytes(c)}, nil
+	return &setupCircuit{partitionSynth: newPartitionSynth(c, porep.ShapeOf(p), s.GPU)}, nil
 }
 
 // setupCapable: a Staged backend runs setups only with LoadSetup set.
@@ -99,7 +99,7 @@ func (s *SetupKey) LoadProver(ctx context.Context, gpu int, c Circuit) (Partitio
 	if err != nil {
 		return nil, err
 	}
-	pp, vk, err := sl.LoadSetupProver(ctx, gpu, sc.c, &t)
+	pp, vk, err := sl.LoadSetupProver(ctx, gpu, sc.circuit, &t)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +112,7 @@ func (s *SetupKey) LoadProver(ctx context.Context, gpu int, c Circuit) (Partitio
 
 // setupCircuit is SetupKey's Circuit.
 type setupCircuit struct {
-	witnessPool
-	c         *r1cs.Circuit
-	shape     porep.CircuitShape
-	partBytes int64
+	partitionSynth
 
 	mu  sync.Mutex
 	vk  []byte // the first prover's verifying key, encoded
@@ -143,19 +140,6 @@ func (c *setupCircuit) setVK(vk *groth16.VerifyingKey) error {
 	}
 	c.vk, c.pvk = b.Bytes(), pvk
 	return nil
-}
-
-func (c *setupCircuit) PartitionBytes() int64 { return c.partBytes }
-
-func (c *setupCircuit) Synthesize(ctx context.Context, _ abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	in, err := porep.PartitionInputFromC1(out, k)
-	if err != nil {
-		return nil, err
-	}
-	return c2.Witness(c.shape, in, c.c, c.options()...)
 }
 
 func (c *setupCircuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {

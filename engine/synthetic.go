@@ -8,10 +8,8 @@ import (
 
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
-	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
-	"github.com/filc2/filc2/proofs/r1cs"
 )
 
 // ErrUnverified is what a synthetic circuit's Verify returns: the proof was
@@ -89,7 +87,7 @@ func (s *Synthetic) LoadCircuit(ctx context.Context, p abi.SealProof, progress f
 	if err != nil {
 		return nil, fmt.Errorf("engine: synthetic verifying key: %w", err)
 	}
-	return &syntheticCircuit{c: c, shape: porep.ShapeOf(p), pvk: pvk, partBytes: witnessBytes(c) + s.GPU.WorkingBytes(c)}, nil
+	return &syntheticCircuit{partitionSynth: newPartitionSynth(c, porep.ShapeOf(p), s.GPU), pvk: pvk}, nil
 }
 
 // LoadProver implements Backend with the GPU backend's synthetic key.
@@ -102,7 +100,7 @@ func (s *Synthetic) LoadProver(ctx context.Context, gpu int, c Circuit) (Partiti
 	if err != nil {
 		return nil, err
 	}
-	return sl.LoadSyntheticProver(ctx, gpu, sc.c, s.Seed)
+	return sl.LoadSyntheticProver(ctx, gpu, sc.circuit, s.Seed)
 }
 
 // loader returns the GPU backend as a SyntheticLoader, if it makes
@@ -120,24 +118,8 @@ func (s *Synthetic) loader() (SyntheticLoader, error) {
 
 // syntheticCircuit is Synthetic's Circuit.
 type syntheticCircuit struct {
-	witnessPool
-	c         *r1cs.Circuit
-	shape     porep.CircuitShape
-	pvk       *groth16.PreparedVerifyingKey
-	partBytes int64
-}
-
-func (c *syntheticCircuit) PartitionBytes() int64 { return c.partBytes }
-
-func (c *syntheticCircuit) Synthesize(ctx context.Context, _ abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	in, err := porep.PartitionInputFromC1(out, k)
-	if err != nil {
-		return nil, err
-	}
-	return c2.Witness(c.shape, in, c.c, c.options()...)
+	partitionSynth
+	pvk *groth16.PreparedVerifyingKey
 }
 
 // Verify does a real verification's work — the public inputs from the

@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"context"
 	"sync"
 
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/r1cs"
 )
 
 // maxPooledWitnesses bounds the witnesses a circuit keeps for reuse. Every
@@ -51,4 +56,32 @@ func (wp *witnessPool) pooled() int {
 	wp.mu.Lock()
 	defer wp.mu.Unlock()
 	return len(wp.free)
+}
+
+// partitionSynth is the CPU half every PoRep circuit of the engine shares:
+// a partition's witness from its C1 output, into recycled storage.
+type partitionSynth struct {
+	witnessPool
+	circuit   *r1cs.Circuit
+	shape     porep.CircuitShape
+	partBytes int64
+}
+
+func newPartitionSynth(c *r1cs.Circuit, shape porep.CircuitShape, gpu GPUBackend) partitionSynth {
+	return partitionSynth{circuit: c, shape: shape, partBytes: witnessBytes(c) + gpu.WorkingBytes(c)}
+}
+
+// PartitionBytes implements Circuit: a witness and the GPU backend's working memory.
+func (s *partitionSynth) PartitionBytes() int64 { return s.partBytes }
+
+// Synthesize implements Circuit with c2.Witness.
+func (s *partitionSynth) Synthesize(ctx context.Context, _ abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in, err := porep.PartitionInputFromC1(out, k)
+	if err != nil {
+		return nil, err
+	}
+	return c2.Witness(s.shape, in, s.circuit, s.options()...)
 }
