@@ -22,6 +22,13 @@ func SealC1(t testing.TB, p abi.SealProof, miner, sector uint64, ticket, seed [3
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ThroughJSON(t, out)
+}
+
+// ThroughJSON encodes a C1 output and decodes it again, as a real C1 arrives:
+// the decoded value and the bytes.
+func ThroughJSON(t testing.TB, out *c1.Commit1Out) (*c1.Commit1Out, []byte) {
+	t.Helper()
 	b, err := c1.Encode(out)
 	if err != nil {
 		t.Fatal(err)

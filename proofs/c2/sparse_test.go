@@ -22,14 +22,7 @@ func sparseC1(t *testing.T, p abi.SealProof, n uint64) *c1.Commit1Out {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := c1.Encode(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := c1.Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back, _ := testparams.ThroughJSON(t, out)
 	return back
 }
 
