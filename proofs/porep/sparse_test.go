@@ -242,3 +242,27 @@ func TestSparseC1LargeSectors(t *testing.T) {
 			name, build.Round(time.Millisecond), vanilla.Round(time.Millisecond), what, time.Since(t0).Round(time.Millisecond))
 	}
 }
+
+// Every size and interactive version: the sparse C1 validates and passes
+// VerifyVanilla; the first challenge of the last partition satisfies the
+// circuit for the versions and sizes the other tests do not check whole.
+func TestSparseC1AllSizes(t *testing.T) {
+	for _, size := range []string{"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"} {
+		for _, v := range []string{"V1", "V1_1"} {
+			name := "StackedDrg" + size + v
+			out := sparseC1(t, name, 11)
+			if err := out.Validate(); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if err := VerifyVanilla(context.Background(), out); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if v == "V1" || size == "512MiB" {
+				last := len(out.VanillaProofs.Partitions) - 1
+				if err := CheckChallenges(context.Background(), out, last, []int{0}, 0); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+		}
+	}
+}
