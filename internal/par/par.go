@@ -4,6 +4,7 @@ package par
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Range splits [0, n) into chunks processed by up to nbTasks goroutines.
@@ -26,6 +27,31 @@ func Range(n, nbTasks int, f func(lo, hi int)) {
 		go func() {
 			defer wg.Done()
 			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// Each calls f(i) for every i in [0, n) on up to workers goroutines (≤ 0:
+// GOMAXPROCS), handing the indices out one at a time, in order: for a few
+// uneven pieces of work, where Range's equal chunks would leave cores idle.
+func Each(n, workers int, f func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
 		}()
 	}
 	wg.Wait()

@@ -394,22 +394,10 @@ func evalAtTau(c *r1cs.Circuit, lagrange []fr.Element, tasks int) (u, v, w []fr.
 			jobs = append(jobs, job{m: m, acc: out[k], lo: uint32(p * nv / parts), hi: uint32((p + 1) * nv / parts)})
 		}
 	}
-	var wg sync.WaitGroup
-	next := make(chan job)
-	for range min(tasks, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				evalColumns(c, j.m, lagrange, j.acc, j.lo, j.hi)
-			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
+	par.Each(len(jobs), tasks, func(i int) {
+		j := &jobs[i]
+		evalColumns(c, j.m, lagrange, j.acc, j.lo, j.hi)
+	})
 	return out[0], out[1], out[2]
 }
 

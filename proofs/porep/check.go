@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/r1cs"
 )
@@ -75,9 +74,6 @@ func CheckChallenges(ctx context.Context, c *c1.Commit1Out, k int, challenges []
 	shape := ShapeOf(p)
 	one := shape
 	one.Challenges = 1
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	check := func(j int) error {
 		sub := *in
 		sub.Proofs = in.Proofs[j : j+1]
@@ -118,25 +114,11 @@ func CheckChallenges(ctx context.Context, c *c1.Commit1Out, k int, challenges []
 		return nil
 	}
 	errs := make([]error, len(challenges))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(workers, len(challenges)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = check(challenges[i])
-			}
-		}()
-	}
-	for i := range challenges {
-		if ctx.Err() != nil {
-			break
+	par.Each(len(challenges), workers, func(i int) {
+		if ctx.Err() == nil {
+			errs[i] = check(challenges[i])
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	})
 	if err := ctx.Err(); err != nil {
 		return err
 	}
