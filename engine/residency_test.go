@@ -25,6 +25,22 @@ func TestCircuitsLoadOncePerGPUAndSize(t *testing.T) {
 		}
 	}
 	big, small := uint64(proof32G.SectorSize), uint64(proof2K.SectorSize)
+	// Which GPU takes a one-partition job is the scheduler's choice: run more
+	// 2KiB jobs until both GPUs have proved one (a few at most), so that every
+	// (GPU, size) pair below has been loaded, and then only once.
+	loaded := func(key string) bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.proverLoads[key] > 0
+	}
+	for i := 0; !loaded(fmt.Sprintf("0/%d", small)) || !loaded(fmt.Sprintf("1/%d", small)); i++ {
+		if i == 50 {
+			t.Fatalf("50 more 2KiB jobs and a GPU still never proved one: prover loads %v", f.proverLoads)
+		}
+		if _, err := await(t, e, submit(t, e, fmt.Sprintf("more%d", i), proof2K, PriorityNormal)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if f.circuitLoads[big] != 1 || f.circuitLoads[small] != 1 {
 		t.Fatalf("circuit loads %v, want one per size", f.circuitLoads)
 	}
@@ -153,3 +169,4 @@ func TestPriorityJobOfAnotherSizeGetsTheMemory(t *testing.T) {
 		t.Fatalf("memory %+v", m)
 	}
 }
+
