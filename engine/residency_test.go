@@ -169,4 +169,3 @@ func TestPriorityJobOfAnotherSizeGetsTheMemory(t *testing.T) {
 		t.Fatalf("memory %+v", m)
 	}
 }
-
