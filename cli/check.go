@@ -38,6 +38,9 @@ func checkCommand() *ucli.Command {
 }
 
 func checkAction(c *ucli.Context) error {
+	if c.IsSet("partition") && !c.Bool("circuit") {
+		return usageErrorf("--partition goes with --circuit")
+	}
 	t0 := time.Now()
 	b, err := os.ReadFile(c.String("c1"))
 	if err != nil {
@@ -57,6 +60,16 @@ func checkAction(c *ucli.Context) error {
 	if err != nil {
 		return printCheck(c, err)
 	}
+	parts := []int{c.Int("partition")}
+	switch {
+	case parts[0] >= p.Partitions:
+		return usageErrorf("--partition %d: %s has partitions 0 to %d", parts[0], p.Name, p.Partitions-1)
+	case parts[0] < 0:
+		parts = parts[:0]
+		for k := range p.Partitions {
+			parts = append(parts, k)
+		}
+	}
 	stage("decode", fmt.Sprintf("%s, %d partitions of %d challenges", p.Name, p.Partitions, p.ChallengesPerPartition), t0)
 	if err := checkIDs(c, p, out, w); err != nil {
 		return printCheck(c, err)
@@ -67,15 +80,6 @@ func checkAction(c *ucli.Context) error {
 	}
 	stage("vanilla", "challenges, parents, paths, labels, encoding", t0)
 	if c.Bool("circuit") {
-		parts := []int{c.Int("partition")}
-		if parts[0] < 0 {
-			parts = parts[:0]
-			for k := range p.Partitions {
-				parts = append(parts, k)
-			}
-		} else if parts[0] >= p.Partitions {
-			return usageErrorf("--partition %d: %s has partitions 0 to %d", parts[0], p.Name, p.Partitions-1)
-		}
 		for _, k := range parts {
 			t0 = time.Now()
 			if err := porep.CheckPartition(c.Context, out, k, c.Int("workers")); err != nil {
@@ -83,8 +87,6 @@ func checkAction(c *ucli.Context) error {
 			}
 			stage("circuit", fmt.Sprintf("partition %d: every constraint satisfied, public inputs the verifier's", k), t0)
 		}
-	} else if c.IsSet("partition") {
-		return usageErrorf("--partition goes with --circuit")
 	}
 	fmt.Fprintln(c.App.Writer, "ok")
 	return nil
