@@ -156,12 +156,6 @@ func (t *G1Table) Points() []bls.G1Affine { return flatTable(&t.fb.table) }
 // Points returns the table in its layout (100 MB for G2).
 func (t *G2Table) Points() []bls.G2Affine { return flatTable(&t.fb.table) }
 
-// Base is G.
-func (t *G1Table) Base() bls.G1Affine { return t.fb.table[0][0] }
-
-// Base is G.
-func (t *G2Table) Base() bls.G2Affine { return t.fb.table[0][0] }
-
 // Tick reports n more points made to the setup's progress.
 func (t *G1Table) Tick(n int) { t.tick(n) }
 

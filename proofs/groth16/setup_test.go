@@ -91,9 +91,6 @@ func TestTableLayout(t *testing.T) {
 	if len(p1) != TableWindows*TableHalf || len(p2) != TableWindows*TableHalf {
 		t.Fatalf("%d and %d table points", len(p1), len(p2))
 	}
-	if b := t1.Base(); !b.Equal(&g) {
-		t.Fatal("G1 table base")
-	}
 	for _, c := range [][2]int{{0, 1}, {0, 2}, {3, 1}, {7, TableHalf}, {15, 12345}} {
 		k, d := c[0], c[1]
 		e := new(big.Int).Lsh(big.NewInt(int64(d)), uint(16*k))
