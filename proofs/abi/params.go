@@ -65,17 +65,21 @@ func parameterFiles() paramsSet {
 	return s
 }
 
-// lookup returns the .params and .vk entries of p. The embedded file is
-// fixed at build time, so a missing entry is a bug and panics.
+// lookup returns the .params and .vk entries of p.
 func (s paramsSet) lookup(p SealProof) (params, vk ParamsFile) {
+	return s.lookupFile(p.paramsFileStem(), uint64(p.SectorSize), p.Name)
+}
+
+// lookupFile returns the .params and .vk entries of a file stem. The embedded
+// file is fixed at build time, so a missing entry is a bug and panics.
+func (s paramsSet) lookupFile(stem string, sectorSize uint64, what string) (params, vk ParamsFile) {
 	get := func(name string) ParamsFile {
 		f, ok := s[name]
-		if !ok || f.SectorSize != uint64(p.SectorSize) {
-			panic("abi: parameters.json has no " + name + " for " + p.Name)
+		if !ok || f.SectorSize != sectorSize {
+			panic("abi: parameters.json has no " + name + " for " + what)
 		}
 		return f
 	}
-	stem := p.paramsFileStem()
 	return get(stem + ".params"), get(stem + ".vk")
 }
 
