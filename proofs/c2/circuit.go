@@ -2,10 +2,6 @@ package c2
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/groth16"
@@ -36,27 +32,7 @@ func RecordCircuit(ctx context.Context, p abi.SealProof, opts ...porep.SynthOpti
 // counts checked against a count-mode synthesis, so a PCE file from another
 // filc2 is refused. opts go to RecordCircuit when it records.
 func LoadCircuit(ctx context.Context, p abi.SealProof, path string, opts ...porep.SynthOption) (*r1cs.Circuit, error) {
-	c, err := r1cs.ReadPCE(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if c, err = RecordCircuit(ctx, p, opts...); err != nil {
-			return nil, err
-		}
-		if err := r1cs.WritePCE(path, c); err != nil {
-			return nil, err
-		}
-		return c, nil // this filc2's own synthesis: nothing to check it against
-	case err != nil:
-		return nil, fmt.Errorf("%w (delete it to record the circuit again)", err)
-	}
-	want, err := countCircuit(p)
-	if err != nil {
-		return nil, err
-	}
-	if got := c.Stats(); got != want {
-		return nil, fmt.Errorf("pce %s: circuit %+v, this filc2 synthesises %+v: delete the file to record it again", path, got, want)
-	}
-	return c, nil
+	return r1cs.LoadPCE(path, func() (*r1cs.Circuit, error) { return RecordCircuit(ctx, p, opts...) }, func() (r1cs.Stats, error) { return countCircuit(p) })
 }
 
 func countCircuit(p abi.SealProof) (r1cs.Stats, error) {
@@ -73,8 +49,3 @@ func countCircuit(p abi.SealProof) (r1cs.Stats, error) {
 
 // KeyShape returns the .params shape p's circuit implies.
 func KeyShape(c *r1cs.Circuit) groth16.Shape { return groth16.ShapeOf(c.Stats()) }
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}

@@ -5,14 +5,11 @@ import (
 	"path/filepath"
 
 	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/snark"
 )
 
 // Files are the paths of one proof type's parameter files in a directory.
-type Files struct {
-	Params string // the Groth16 proving key (.params)
-	VK     string // the verifying key (.vk)
-	PCE    string // filc2's recorded circuit, beside the params
-}
+type Files = snark.Files
 
 // FilesIn returns the official file names of p's parameters in dir.
 func FilesIn(dir string, p abi.SealProof) Files {

@@ -1,18 +1,16 @@
 package c2
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/r1cs"
+	"github.com/filc2/filc2/proofs/snark"
 )
 
 // Prover proves the C1 outputs of one sector size with one backend. Its
@@ -44,22 +42,7 @@ func Load(ctx context.Context, p abi.SealProof, opts LoadOptions) (*Prover, erro
 	if err != nil {
 		return nil, err
 	}
-	var ro []groth16.ReadOption
-	if opts.SubgroupChecks {
-		ro = append(ro, groth16.WithSubgroupChecks())
-	}
-	vk, err := groth16.ReadVerifyingKeyFile(f.VK, c.NumInputs, ro...)
-	if err != nil {
-		return nil, err
-	}
-	pk, err := groth16.ReadParamsFile(ctx, f.Params, KeyShape(c), ro...)
-	if err != nil {
-		return nil, err
-	}
-	if !sameVK(vk, &pk.VK) {
-		return nil, fmt.Errorf("%s does not belong to %s (their verifying keys differ): fetch or set up both again", f.VK, f.Params)
-	}
-	pvk, err := groth16.Prepare(vk)
+	pk, pvk, err := snark.ReadKeys(ctx, c, f, opts.SubgroupChecks)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +55,6 @@ func Load(ctx context.Context, p abi.SealProof, opts LoadOptions) (*Prover, erro
 		return nil, fmt.Errorf("%s backend: %w", be.Name(), err)
 	}
 	return &Prover{Size: p, Circuit: c, Shape: porep.ShapeOf(p), PK: pk, PVK: pvk, Files: f, backend: be, srs: srs}, nil
-}
-
-func sameVK(a, b *groth16.VerifyingKey) bool {
-	var x, y bytes.Buffer
-	a.WriteTo(&x)
-	b.WriteTo(&y)
-	return bytes.Equal(x.Bytes(), y.Bytes())
 }
 
 // Close releases the backend's SRS.
@@ -182,7 +158,7 @@ func (pr *Prover) ProvePartition(ctx context.Context, p abi.SealProof, c *c1.Com
 	}
 	t.Synthesis = time.Since(t0)
 	t0 = time.Now()
-	r, s, err := blinding()
+	r, s, err := snark.Blinding()
 	if err != nil {
 		return groth16.Proof{}, t, err
 	}
@@ -223,13 +199,4 @@ func (pr *Prover) Prove(ctx context.Context, c *c1.Commit1Out, onPartition func(
 		}
 	}
 	return groth16.EncodeProofs(proofs), timings, nil
-}
-
-// blinding draws Groth16's r and s from crypto/rand.
-func blinding() (r, s fr.Element, err error) {
-	if _, err = r.SetRandom(); err != nil {
-		return
-	}
-	_, err = s.SetRandom()
-	return
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"unsafe"
 
@@ -229,4 +230,32 @@ func (c *crcReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
 	return n, err
+}
+
+// LoadPCE reads the recorded circuit at path, recording it with record and
+// writing it there first when the file does not exist. A circuit read from a
+// file has its counts checked against count (a count-mode synthesis), so a
+// PCE file from another filc2 is refused.
+func LoadPCE(path string, record func() (*Circuit, error), count func() (Stats, error)) (*Circuit, error) {
+	c, err := ReadPCE(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if c, err = record(); err != nil {
+			return nil, err
+		}
+		if err := WritePCE(path, c); err != nil {
+			return nil, err
+		}
+		return c, nil // this filc2's own synthesis: nothing to check it against
+	case err != nil:
+		return nil, fmt.Errorf("%w (delete it to record the circuit again)", err)
+	}
+	want, err := count()
+	if err != nil {
+		return nil, err
+	}
+	if got := c.Stats(); got != want {
+		return nil, fmt.Errorf("pce %s: circuit %+v, this filc2 synthesises %+v: delete the file to record it again", path, got, want)
+	}
+	return c, nil
 }
