@@ -34,7 +34,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 func App() *ucli.App {
 	return &ucli.App{
 		Name:    "filc2",
-		Usage:   "a Filecoin SealCommit2 (PoRep Groth16) prover",
+		Usage:   "a Filecoin GPU prover: SealCommit2 (PoRep), WindowPoSt and WinningPoSt",
 		Version: Version,
 		Description: "filc2 turns a saved C1 output (SealCommitPhase1Output JSON, raw or in lotus-bench's\n" +
 			"Commit2In wrapper) into the proof bytes lotus would produce, on NVIDIA GPUs or the CPU.",
@@ -50,6 +50,9 @@ func App() *ucli.App {
 			circuitCommand(),
 			benchCommand(benchC2Command()),
 			verifySealCommand(),
+			postCommand(),
+			provePostCommand(),
+			verifyPostCommand(),
 			configCommand(),
 			serveCommand(),
 			workerCommand(),

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/r1cs"
 )
@@ -14,15 +15,17 @@ import (
 func circuitCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "circuit",
-		Usage: "inspect the PoRep circuit",
+		Usage: "inspect the PoRep and PoSt circuits",
 		Subcommands: []*ucli.Command{{
 			Name:  "info",
 			Usage: "synthesise a proof type's circuit in count mode and print its shape as JSON",
 			Description: "Counts are those bellperson's prover sees: constraints include the trailing input\n" +
 				"constraints, inputs include ONE. They come from synthesising the real circuit, never a formula.\n" +
-				"With --digest the canonical R1CS digest (SHA-256, spec §2.5) is streamed in a second pass.",
+				"With --digest the canonical R1CS digest (SHA-256, spec §2.5) is streamed in a second pass.\n" +
+				"Give --registered-proof for a PoRep circuit or --post-proof for a FallbackPoSt (Window, Winning) one.",
 			Flags: []ucli.Flag{
-				registeredProofFlag(true),
+				registeredProofFlag(false),
+				postProofFlag(false),
 				&ucli.BoolFlag{Name: "digest", Usage: "also compute the canonical R1CS digest (a second synthesis pass)"},
 			},
 			Action: circuitInfo,
@@ -55,16 +58,33 @@ type circuitInfoJSON struct {
 }
 
 func circuitInfo(c *ucli.Context) error {
-	p, err := parseProof(c)
-	if err != nil {
-		return err
+	if c.IsSet("registered-proof") == c.IsSet("post-proof") {
+		return usageErrorf("give --registered-proof (PoRep) or --post-proof (WindowPoSt, WinningPoSt)")
 	}
-	shape := porep.ShapeOf(p)
+	var synthesize func(cs *r1cs.System, progress func(done, total int)) error
+	if c.IsSet("post-proof") {
+		p, err := parsePoStProof(c)
+		if err != nil {
+			return usageError(err)
+		}
+		synthesize = func(cs *r1cs.System, progress func(done, total int)) error {
+			return fallback.Synthesize(cs, p, fallback.Blank(p), fallback.WithProgress(progress))
+		}
+	} else {
+		p, err := parseProof(c)
+		if err != nil {
+			return usageError(err)
+		}
+		shape := porep.ShapeOf(p)
+		synthesize = func(cs *r1cs.System, progress func(done, total int)) error {
+			return porep.Synthesize(cs, shape, shape.Blank(), porep.WithProgress(progress))
+		}
+	}
 	pr := newProgress()
 	synth := func(cs *r1cs.System, stage string) error {
-		err := porep.Synthesize(cs, shape, shape.Blank(), porep.WithProgress(func(done, total int) {
+		err := synthesize(cs, func(done, total int) {
 			pr.Update(stage, int64(done), int64(total))
-		}))
+		})
 		if err == nil {
 			err = cs.Finish()
 		}
@@ -72,14 +92,14 @@ func circuitInfo(c *ucli.Context) error {
 		return err
 	}
 	cs := r1cs.New(r1cs.Count)
-	if err := synth(cs, "counting challenges"); err != nil {
+	if err := synth(cs, "counting"); err != nil {
 		return err
 	}
 	st := cs.Stats()
 	out := circuitInfoJSON{Stats: st, DomainLog2: st.DomainLog2()}
 	if c.Bool("digest") {
 		ds := r1cs.New(r1cs.Count, r1cs.WithDigest(r1cs.Header{NumInputs: st.Inputs, NumAux: st.Aux, NumConstraints: st.Constraints}, 0))
-		if err := synth(ds, "digesting challenges"); err != nil {
+		if err := synth(ds, "digesting"); err != nil {
 			return err
 		}
 		d, err := ds.Digest()

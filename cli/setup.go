@@ -20,7 +20,7 @@ const testParamsWarning = "These are TEST parameters from fresh random toxic was
 func setupCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "setup",
-		Usage: "record a proof type's circuit and generate test Groth16 parameters for it",
+		Usage: "record a proof type's circuit (PoRep, or PoSt with --post-proof) and generate test Groth16 parameters for it",
 		Description: "Writes, under the official file names in DIR, a .params and .vk generated from fresh random toxic\n" +
 			"waste, and the recorded circuit (PCE) beside them. " + testParamsWarning + "\n" +
 			"The QAP is evaluated at τ on the host's cores; the fixed-base multiplications (almost all the work: 460 M\n" +
@@ -28,7 +28,8 @@ func setupCommand() *ucli.Command {
 			"toxic waste. --seed makes the key reproducible (and forgeable by anyone who knows the seed).\n" +
 			"Each file is written atomically; existing files are kept unless --force.",
 		Flags: []ucli.Flag{
-			registeredProofFlag(true),
+			registeredProofFlag(false),
+			postProofFlag(false),
 			&ucli.StringFlag{Name: "out", Usage: "output directory (created if needed)", Required: true},
 			&ucli.BoolFlag{Name: "force", Usage: "replace existing parameter files"},
 			&ucli.StringFlag{Name: "backend", Usage: "where the fixed-base multiplications run: cpu, or cuda (device 0: minutes at 32GiB; the key is then downloaded, 47 GB at 32GiB)", Value: "cpu"},
@@ -36,9 +37,8 @@ func setupCommand() *ucli.Command {
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *ucli.Context) error {
-			p, err := parseProof(c)
-			if err != nil {
-				return usageError(err)
+			if c.IsSet("registered-proof") == c.IsSet("post-proof") {
+				return usageErrorf("give --registered-proof (PoRep) or --post-proof (WindowPoSt, WinningPoSt)")
 			}
 			dir := c.String("out")
 			if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -69,6 +69,17 @@ func setupCommand() *ucli.Command {
 					return err
 				}
 				opts.Toxic = &t
+			}
+			if c.IsSet("post-proof") {
+				pp, err := parsePoStProof(c)
+				if err != nil {
+					return usageError(err)
+				}
+				return setupPoSt(c, pp, dir, opts)
+			}
+			p, err := parseProof(c)
+			if err != nil {
+				return usageError(err)
 			}
 			pr := newProgress()
 			opts.Progress = pr.Update

@@ -165,10 +165,16 @@ func sealPublic(c *ucli.Context, p abi.SealProof, porepID [32]byte) (porep.SealP
 }
 
 // loadVK reads and prepares the verifying key of p: --vk, else the official
-// file in --params-dir. A file under its official name whose digest differs
-// from parameters.json (test parameters) is used with a warning.
+// file in --params-dir.
 func loadVK(c *ucli.Context, p abi.SealProof) (*groth16.PreparedVerifyingKey, error) {
-	official := p.VKFile()
+	return loadVKFile(c, p.Name, p.VKFile(), porep.PublicInputCount(p.ChallengesPerPartition)+1, "-p "+p.Name)
+}
+
+// loadVKFile reads and prepares a verifying key of numInputs inputs: --vk,
+// else the official file in --params-dir. A file under its official name
+// whose digest differs from parameters.json (test parameters) is used with a
+// warning. fetchHint says how to get the file.
+func loadVKFile(c *ucli.Context, name string, official abi.ParamsFile, numInputs int, fetchHint string) (*groth16.PreparedVerifyingKey, error) {
 	path := c.String("vk")
 	if path == "" {
 		path = filepath.Join(c.String("params-dir"), official.Name)
@@ -178,7 +184,7 @@ func loadVK(c *ucli.Context, p abi.SealProof) (*groth16.PreparedVerifyingKey, er
 		var mismatch *paramcache.DigestMismatchError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("verifying key %s not found: fetch it with `filc2 params fetch --vk-only -p %s`, or pass --vk", path, p.Name)
+			return nil, fmt.Errorf("verifying key %s not found: %s, or pass --vk", path, fetchHint)
 		case errors.As(err, &mismatch):
 			// Test parameters (filc2 setup) carry the official names: say so, and go on.
 			fmt.Fprintf(c.App.ErrWriter, "WARNING: %s is not the official verifying key (digest %s, parameters.json has %s): a proof it accepts will not verify on chain\n",
@@ -187,9 +193,9 @@ func loadVK(c *ucli.Context, p abi.SealProof) (*groth16.PreparedVerifyingKey, er
 			return nil, err
 		}
 	}
-	vk, err := groth16.ReadVerifyingKeyFile(path, porep.PublicInputCount(p.ChallengesPerPartition)+1, groth16.WithSubgroupChecks())
+	vk, err := groth16.ReadVerifyingKeyFile(path, numInputs, groth16.WithSubgroupChecks())
 	if err != nil {
-		return nil, fmt.Errorf("verifying key: %w (want the .vk of %s, %s)", err, p.Name, official.Name)
+		return nil, fmt.Errorf("verifying key: %w (want the .vk of %s, %s)", err, name, official.Name)
 	}
 	return groth16.Prepare(vk)
 }
