@@ -48,7 +48,7 @@ func App() *ucli.App {
 			proveCommand(),
 			verifyCommand(),
 			circuitCommand(),
-			benchCommand(benchC2Command()),
+			benchCommand(benchC2Command(), benchPostCommand()),
 			verifySealCommand(),
 			postCommand(),
 			provePostCommand(),

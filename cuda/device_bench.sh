@@ -18,6 +18,10 @@
 #   real-32g, real-32g-gw1, real-64g
 #               filc2 bench c2 --sparse --setup-key: sparse sectors, a key set up on the GPU, every
 #               partition verified (4 jobs 2 in flight, 2 GPU workers; gw1: 3 jobs, 1 worker)
+#   post-small  filc2 bench post --setup-key on the GPU: Window V1_1 and Winning at 2KiB and 8MiB, every
+#               proof verified
+#   post-32g    the same at 32GiB: WinningPoSt (10 proofs), then a full WindowPoSt partition of 2349 sparse
+#               sectors (4 proofs); latency alone
 #   big-cpu     TestBigPartitionCPUEqualsGPU at 32GiB: one partition on the GPU and on the 16 cores with
 #               the same key and r, s, the bytes compared
 #
@@ -98,6 +102,20 @@ for s in "$@"; do
 		echo "exit $?"
 		cat "$out/$s.txt"
 		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
+		;;
+	post-small | post-32g)
+		step "bench post --setup-key ($s)"
+		runs=("StackedDrgWindow2KiBV1_1 3" "StackedDrgWinning2KiBV1 3" "StackedDrgWindow8MiBV1_1 3" "StackedDrgWinning8MiBV1 3")
+		[ "$s" = post-32g ] && runs=("StackedDrgWinning32GiBV1 10" "StackedDrgWindow32GiBV1_1 4")
+		for r in "${runs[@]}"; do
+			set -- $r
+			timeout 560 ./filc2 bench post --post-proof $1 --proofs $2 --setup-key --backend cuda --json \
+				>"$out/post-$1.json" 2>"$out/post-$1.err"
+			echo "$1 exit $?"
+			grep -E '^(built|loaded|proof [0-9])' "$out/post-$1.err"
+			grep -E '"(min|median|p99|max)_ns"' "$out/post-$1.json" | tr -d ' \n'; echo
+			grep -viE 'progress|^(built|loaded|proof [0-9])|TEST parameters|verify on chain' "$out/post-$1.err" | tail -3
+		done
 		;;
 	big-cpu)
 		step "32GiB partition: GPU and CPU proofs with the same key and r, s"

@@ -195,3 +195,17 @@ func Verify(pvk *groth16.PreparedVerifyingKey, p abi.PoStProof, r fallback.Rando
 	}
 	return nil
 }
+
+// NewProver makes a Prover of a key already loaded in a backend, such as one
+// a setup made in memory (ffi.SetupProver): c is the recorded circuit, vk the
+// key's verifying key, srs what be proves with.
+func NewProver(p abi.PoStProof, c *r1cs.Circuit, vk *groth16.VerifyingKey, be groth16.Backend, srs groth16.SRS) (*Prover, error) {
+	if c.NumInputs != fallback.NumInputs(p) {
+		return nil, fmt.Errorf("post: a circuit of %d inputs, %s has %d", c.NumInputs, p.Name, fallback.NumInputs(p))
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		return nil, err
+	}
+	return &Prover{Proof: p, Circuit: c, PVK: pvk, backend: be, srs: srs}, nil
+}
