@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/filc2/filc2/ffi"
@@ -62,6 +63,11 @@ func benchPostAction(c *ucli.Context) error {
 	if err != nil {
 		return usageError(err)
 	}
+	var staged *stagedBackend
+	if be.Name() == "cuda" {
+		staged = &stagedBackend{Backend: be}
+		be = staged
+	}
 	log := c.App.ErrWriter
 	t0 := time.Now()
 	r := fallback.MaskRandomness([32]byte{'f', 'i', 'l', 'c', '2', 31: 0xff})
@@ -83,8 +89,12 @@ func benchPostAction(c *ucli.Context) error {
 	defer pr.Close()
 	fmt.Fprintf(log, "loaded %s on %s in %v\n", p.Name, pr.Backend(), time.Since(t0).Round(time.Millisecond))
 	res, err := post.Bench(c.Context, pr, req, c.Int("proofs"), func(i int, t post.Timing, lat time.Duration) {
-		fmt.Fprintf(log, "proof %d: %v (check %v, synthesis %v, prove %v, verify %v)\n", i, lat.Round(time.Millisecond),
-			t.Check.Round(time.Millisecond), t.Synthesis.Round(time.Millisecond), t.Prove.Round(time.Millisecond), t.Verify.Round(time.Millisecond))
+		fmt.Fprintf(log, "proof %d: %v (%s)\n", i, lat.Round(time.Millisecond), formatTiming(t))
+		if staged != nil {
+			st, ms := staged.last, func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+			fmt.Fprintf(log, "  stages: host abc %s, upload %s, kernel section %s (spmv %s, scalars %s, h %s, msm h %s l %s a %s b1 %s b2 %s), finish %s\n",
+				ms(st.ABC), ms(st.Upload), ms(st.GPU()), ms(st.SpMV), ms(st.Scalars), ms(st.H), ms(st.MSMH), ms(st.MSML), ms(st.MSMA), ms(st.MSMBG1), ms(st.MSMBG2), ms(st.Finish))
+		}
 	})
 	if err != nil {
 		return err
@@ -134,3 +144,18 @@ func setupKeyProver(ctx context.Context, c *ucli.Context, p abi.PoStProof, be gr
 	return post.NewProver(p, circuit, &pk.VK, be, srs)
 }
 
+// stagedBackend is the CUDA backend keeping the stage times of its last proof.
+type stagedBackend struct {
+	groth16.Backend
+	last ffi.StageTimes
+}
+
+func (b *stagedBackend) Prove(ctx context.Context, srs groth16.SRS, w *groth16.Assignment, r, s fr.Element) (*groth16.Proof, error) {
+	p, ok := srs.(*ffi.Prover)
+	if !ok {
+		return b.Backend.Prove(ctx, srs, w, r, s)
+	}
+	proof, st, err := p.ProveTimed(ctx, w, r, s)
+	b.last = st
+	return proof, err
+}

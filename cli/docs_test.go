@@ -194,3 +194,10 @@ func TestDocsCLISparse(t *testing.T) {
 		t.Fatalf("the example's output:\n%s", out)
 	}
 }
+
+func TestDocsCLIPoSt(t *testing.T) {
+	out := runDoc(t, t.TempDir(), docSnippet(t, "cli.md", "post"))
+	if !strings.HasSuffix(strings.TrimSpace(out), "verified") {
+		t.Fatalf("the example's output:\n%s", out)
+	}
+}

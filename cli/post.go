@@ -277,9 +277,9 @@ func provePostAction(c *ucli.Context) error {
 	if err != nil {
 		return usageError(err)
 	}
-	k := c.Int("partition")
-	if k < 0 || (k > 0 && p.Kind == abi.Winning) {
-		return usageErrorf("--partition %d: %s has partitions 0%s", k, p.Name, map[bool]string{true: "", false: " and up"}[p.Kind == abi.Winning])
+	k, err := parsePartition(c, p)
+	if err != nil {
+		return usageError(err)
 	}
 	vs, err := readVanillas(c.StringSlice("vanilla"))
 	if err != nil {
@@ -314,9 +314,8 @@ func provePostAction(c *ucli.Context) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "%s partition %d of %d sector(s) on %s: proved and verified in %v (check %v, synthesis %v, prove %v, verify %v; load %v)\nwrote %s (%d bytes)\n",
-		p.Name, k, len(vs), pr.Backend(), sum.TotalNS.Round(time.Millisecond), timing.Check.Round(time.Millisecond), timing.Synthesis.Round(time.Millisecond),
-		timing.Prove.Round(time.Millisecond), timing.Verify.Round(time.Millisecond), load.Round(time.Millisecond), c.String("out"), len(proof))
+	fmt.Fprintf(c.App.ErrWriter, "%s partition %d of %d sector(s) on %s: proved and verified in %v (%s; load %v)\nwrote %s (%d bytes)\n",
+		p.Name, k, len(vs), pr.Backend(), sum.TotalNS.Round(time.Millisecond), formatTiming(timing), load.Round(time.Millisecond), c.String("out"), len(proof))
 	return nil
 }
 
@@ -389,9 +388,9 @@ func verifyPostAction(c *ucli.Context) error {
 	if len(sectors) > p.SectorCount {
 		return usageErrorf("--sector: %d sectors, a %s partition holds at most %d", len(sectors), p.Name, p.SectorCount)
 	}
-	k := c.Int("partition")
-	if k < 0 || (k > 0 && p.Kind == abi.Winning) {
-		return usageErrorf("--partition %d is not a partition of %s", k, p.Name)
+	k, err := parsePartition(c, p)
+	if err != nil {
+		return usageError(err)
 	}
 	if !c.IsSet("proof") {
 		return usageErrorf("--proof is required")
@@ -436,4 +435,19 @@ func commRCID(commR [32]byte) (string, error) {
 		return "", err
 	}
 	return c.String(), nil
+}
+
+// parsePartition reads --partition: any index for Window, 0 for Winning.
+func parsePartition(c *ucli.Context, p abi.PoStProof) (int, error) {
+	k := c.Int("partition")
+	if k < 0 || (k > 0 && p.Kind == abi.Winning) {
+		return 0, fmt.Errorf("--partition %d is not a partition of %s (Window partitions count from 0; Winning has only 0)", k, p.Name)
+	}
+	return k, nil
+}
+
+// formatTiming prints where a PoSt proof's time went.
+func formatTiming(t post.Timing) string {
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf("check %v, synthesis %v, prove %v, verify %v", ms(t.Check), ms(t.Synthesis), ms(t.Prove), ms(t.Verify))
 }

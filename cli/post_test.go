@@ -139,3 +139,12 @@ func TestPoStSparseAndCircuitInfo(t *testing.T) {
 		t.Errorf("Winning 32GiB: %+v", info)
 	}
 }
+
+// The 512MiB sector takes minutes to seal on 2 cores and each `post vanilla`
+// rebuilds its tree R-last (about a minute): the full run only.
+func TestPoStEndToEnd512MiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seals a 512MiB sector")
+	}
+	testPoStEndToEnd(t, "512MiB")
+}
