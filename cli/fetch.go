@@ -24,7 +24,7 @@ func withSubcommands(cmd *ucli.Command, subs ...*ucli.Command) *ucli.Command {
 func paramsFetchCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "fetch",
-		Usage: "download a proof type's .vk and .params from an IPFS gateway and check their digests",
+		Usage: "download a proof type's .vk and .params (PoRep -p, or PoSt --post-proof) from an IPFS gateway and check their digests",
 		Description: "Downloads the parameters.json files of the proof type by CID from the gateway (the one lotus\n" +
 			"uses, " + paramcache.DefaultGateway + ", unless --gateway or $" + paramcache.EnvGateway + " says otherwise).\n" +
 			"Each file streams into a temporary file in DIR and is renamed into place only once its BLAKE2b-512\n" +
@@ -35,6 +35,7 @@ func paramsFetchCommand() *ucli.Command {
 			"All variants of a sector size share one file pair; the 32GiB .params is about 47 GB.",
 		Flags: []ucli.Flag{
 			registeredProofFlag(false),
+			postProofFlag(false),
 			&ucli.StringFlag{
 				Name:    "gateway",
 				Usage:   "IPFS HTTP gateway; a file's URL is the gateway followed by its CID",
@@ -47,7 +48,7 @@ func paramsFetchCommand() *ucli.Command {
 				Value:   paramcache.DefaultDir,
 				EnvVars: []string{paramcache.EnvDir},
 			},
-			&ucli.BoolFlag{Name: "vk-only", Usage: "fetch only the verifying key (.vk), enough for verify-seal"},
+			&ucli.BoolFlag{Name: "vk-only", Usage: "fetch only the verifying key (.vk), enough for verify-seal and verify-post"},
 		},
 		OnUsageError: onUsageError,
 		Action:       paramsFetch,
@@ -55,20 +56,30 @@ func paramsFetchCommand() *ucli.Command {
 }
 
 func paramsFetch(c *ucli.Context) error {
-	if !c.IsSet("registered-proof") {
-		return usageErrorf("--registered-proof is required, such as -p StackedDrg32GiBV1_1 or -p 8")
+	if c.IsSet("registered-proof") == c.IsSet("post-proof") {
+		return usageErrorf("give --registered-proof (PoRep, such as -p StackedDrg32GiBV1_1 or -p 8) or --post-proof (such as --post-proof StackedDrgWindow32GiBV1_1)")
 	}
 	if c.NArg() > 0 {
 		return usageErrorf("unexpected arguments %q (see --help)", c.Args().Slice())
 	}
-	p, err := parseProof(c)
-	if err != nil {
-		return usageError(err)
+	var vk, params abi.ParamsFile
+	if c.IsSet("post-proof") {
+		p, err := parsePoStProof(c)
+		if err != nil {
+			return usageError(err)
+		}
+		vk, params = p.VKFile(), p.ParamsFile()
+	} else {
+		p, err := parseProof(c)
+		if err != nil {
+			return usageError(err)
+		}
+		vk, params = p.VKFile(), p.ParamsFile()
 	}
 	gateway, dir := c.String("gateway"), c.String("dir")
-	files := []abi.ParamsFile{p.VKFile()}
+	files := []abi.ParamsFile{vk}
 	if !c.Bool("vk-only") {
-		files = append(files, p.ParamsFile())
+		files = append(files, params)
 	}
 	if _, err := paramcache.FileURL(gateway, files[0]); err != nil {
 		return usageError(fmt.Errorf("--gateway: %w", err))

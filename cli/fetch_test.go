@@ -93,3 +93,20 @@ func TestParamsFetchBothFilesAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// --post-proof fetches a PoSt type's files by their parameters.json CIDs.
+func TestParamsFetchPoSt(t *testing.T) {
+	t.Setenv("FILC2_DIGEST_CACHE", filepath.Join(t.TempDir(), "digests.json"))
+	p, _ := abi.ParsePoStName("StackedDrgWindow32GiBV1_1")
+	gw, paths := gatewayServer(t, http.StatusOK, "not the verifying key")
+	dir := t.TempDir()
+	if _, err := run(t, "params", "fetch", "--post-proof", p.Name, "--vk-only", "--gateway", gw, "--dir", dir); err == nil || !strings.Contains(err.Error(), p.VKFile().Digest) {
+		t.Fatalf("err %v", err)
+	}
+	if got := paths(); len(got) != 1 || got[0] != "/ipfs/"+p.VKFile().CID || !strings.Contains(p.VKFile().Name, "proof-of-spacetime-fallback") {
+		t.Fatalf("requests %v, want the vk's CID %s", got, p.VKFile().CID)
+	}
+	if _, err := run(t, "params", "fetch", "--post-proof", "13", "-p", "8", "--dir", dir); err == nil {
+		t.Fatal("both --post-proof and -p accepted")
+	}
+}

@@ -400,7 +400,7 @@ func verifyPostAction(c *ucli.Context) error {
 		return usageError(err)
 	}
 	pvk, err := loadVKFile(c, p.Name, p.VKFile(), fallback.NumInputs(p),
-		"make test parameters with `filc2 setup --post-proof "+p.Name+"` or get the official file (parameters.json lists it)")
+		"fetch it with `filc2 params fetch --vk-only --post-proof "+p.Name+"` (or make test parameters with `filc2 setup --post-proof "+p.Name+"`)")
 	if err != nil {
 		return usageError(err)
 	}
