@@ -167,7 +167,7 @@ func sealPublic(c *ucli.Context, p abi.SealProof, porepID [32]byte) (porep.SealP
 // loadVK reads and prepares the verifying key of p: --vk, else the official
 // file in --params-dir.
 func loadVK(c *ucli.Context, p abi.SealProof) (*groth16.PreparedVerifyingKey, error) {
-	return loadVKFile(c, p.Name, p.VKFile(), porep.PublicInputCount(p.ChallengesPerPartition)+1, "-p "+p.Name)
+	return loadVKFile(c, p.Name, p.VKFile(), porep.PublicInputCount(p.ChallengesPerPartition)+1, "fetch it with `filc2 params fetch --vk-only -p "+p.Name+"`")
 }
 
 // loadVKFile reads and prepares a verifying key of numInputs inputs: --vk,
