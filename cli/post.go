@@ -286,21 +286,25 @@ func provePostAction(c *ucli.Context) error {
 		return usageError(err)
 	}
 	req := &post.Request{Proof: p, Randomness: r, Vanilla: vs, Partition: k}
-	if _, err := post.Prepare(req); err != nil { // fail fast, before loading a key
+	t0 := time.Now()
+	pt, err := post.Prepare(req) // checked once, before a key is loaded
+	if err != nil {
 		return err
 	}
+	check := time.Since(t0)
 	be, err := backendFor(c.String("backend"))
 	if err != nil {
 		return usageError(err)
 	}
-	t0 := time.Now()
+	t0 = time.Now()
 	pr, err := post.Load(c.Context, p, post.LoadOptions{ParamsDir: c.String("params-dir"), Backend: be})
 	if err != nil {
 		return fmt.Errorf("%w (make test parameters with `filc2 setup --post-proof %s`)", err, p.Name)
 	}
 	defer pr.Close()
 	load := time.Since(t0)
-	proof, timing, err := pr.Prove(c.Context, req)
+	proof, timing, err := pr.ProvePartition(c.Context, pt, r)
+	timing.Check = check
 	if err != nil {
 		return err
 	}

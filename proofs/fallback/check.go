@@ -129,6 +129,16 @@ func (pt *Partition) Check(r Randomness) error {
 	return nil
 }
 
+// PublicSectors returns the sectors as the verifier lists them (the input of
+// PublicInputs): the partition's real sectors for Window, the one sector for
+// Winning (whose 66 blocks are copies of it).
+func (pt *Partition) PublicSectors() []PublicSector {
+	if pt.Proof.Kind == abi.Winning {
+		return pt.Sectors[:abi.WinningSectors]
+	}
+	return pt.Sectors[:pt.Real]
+}
+
 // sectorIndex is the block's sector_index in the challenge derivation.
 func (pt *Partition) sectorIndex(i int) int { return pt.Index*pt.Proof.SectorCount + i }
 

@@ -11,20 +11,6 @@ import (
 	"github.com/filc2/filc2/proofs/snark"
 )
 
-func sparseVanilla(t *testing.T, p abi.PoStProof, id uint64, sectorIndex int, r fallback.Randomness) *fallback.SectorVanilla {
-	t.Helper()
-	chs := fallback.VanillaChallenges(p, r, id, sectorIndex)
-	tree, err := fallback.SparseSectorTree(p, [32]byte{byte(id), 1}, chs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := fallback.GenerateSectorVanilla(p, id, tree, chs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // Setup → Prove → Verify for Window (V1 partition 1, V1_1) and Winning at
 // 2KiB; the proof is invalid for another randomness, sector, comm_r or
 // partition.
@@ -50,11 +36,12 @@ func TestProveVerify2KiB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &Request{Proof: p, Randomness: r, Partition: tc.k}
+		req, err := SparseRequest(p, r, tc.sectors, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var pubs []fallback.PublicSector
-		for i := range tc.sectors {
-			v := sparseVanilla(t, p, uint64(10+i), tc.k*p.SectorCount+i, r)
-			req.Vanilla = append(req.Vanilla, v)
+		for _, v := range req.Vanilla {
 			pubs = append(pubs, fallback.PublicSector{ID: v.SectorID, CommR: v.CommR})
 		}
 		proof, _, err := pr.Prove(ctx, req)

@@ -129,17 +129,25 @@ func Witness(pt *fallback.Partition, c *r1cs.Circuit) (*groth16.Assignment, erro
 // Prove checks, synthesises, proves and verifies one request and returns the
 // 192-byte proof, what lotus and curio put on chain for the partition.
 func (pr *Prover) Prove(ctx context.Context, req *Request) ([]byte, Timing, error) {
-	var t Timing
-	if req.Proof.CircuitKey() != pr.Proof.CircuitKey() {
-		return nil, t, fmt.Errorf("post: a %s request, this prover is loaded for %s", req.Proof.Name, pr.Proof.Name)
-	}
 	t0 := time.Now()
 	pt, err := Prepare(req)
+	check := time.Since(t0)
 	if err != nil {
-		return nil, t, err
+		return nil, Timing{Check: check}, err
 	}
-	t.Check = time.Since(t0)
-	t0 = time.Now()
+	proof, t, err := pr.ProvePartition(ctx, pt, req.Randomness)
+	t.Check = check
+	return proof, t, err
+}
+
+// ProvePartition synthesises, proves and verifies a partition Prepare
+// returned for randomness r (Timing.Check is left zero).
+func (pr *Prover) ProvePartition(ctx context.Context, pt *fallback.Partition, r fallback.Randomness) ([]byte, Timing, error) {
+	var t Timing
+	if pt.Proof.CircuitKey() != pr.Proof.CircuitKey() {
+		return nil, t, fmt.Errorf("post: a %s request, this prover is loaded for %s", pt.Proof.Name, pr.Proof.Name)
+	}
+	t0 := time.Now()
 	w, err := Witness(pt, pr.Circuit)
 	if err != nil {
 		return nil, t, err
@@ -149,18 +157,18 @@ func (pr *Prover) Prove(ctx context.Context, req *Request) ([]byte, Timing, erro
 		return nil, t, err
 	}
 	t0 = time.Now()
-	r, s, err := snark.Blinding()
+	rb, sb, err := snark.Blinding()
 	if err != nil {
 		return nil, t, err
 	}
-	proof, err := pr.backend.Prove(ctx, pr.srs, w, r, s)
+	proof, err := pr.backend.Prove(ctx, pr.srs, w, rb, sb)
 	if err != nil {
 		return nil, t, err
 	}
 	t.Prove = time.Since(t0)
 	t0 = time.Now()
 	b := groth16.EncodeProofs([]groth16.Proof{*proof})
-	err = Verify(pr.PVK, req.Proof, req.Randomness, pt.Sectors[:pt.Real], req.Partition, b)
+	err = Verify(pr.PVK, pt.Proof, r, pt.PublicSectors(), pt.Index, b)
 	t.Verify = time.Since(t0)
 	if err != nil {
 		return nil, t, fmt.Errorf("our own proof does not verify (%w): the parameters do not match the circuit, or the %s backend is broken; nothing was returned", err, pr.backend.Name())
@@ -172,9 +180,6 @@ func (pr *Prover) Prove(ctx context.Context, req *Request) ([]byte, Timing, erro
 // Winning, the one sector), as verify_window_post / verify_winning_post do
 // for one partition. An invalid proof is an error wrapping ErrInvalid.
 func Verify(pvk *groth16.PreparedVerifyingKey, p abi.PoStProof, r fallback.Randomness, sectors []fallback.PublicSector, k int, proof []byte) error {
-	if p.Kind == abi.Winning && len(sectors) > abi.WinningSectors {
-		sectors = sectors[:1] // a Winning partition's blocks: copies of its one sector
-	}
 	public, err := fallback.PublicInputs(p, r, sectors, k)
 	if err != nil {
 		return err
