@@ -44,19 +44,11 @@ func Load(ctx context.Context, p abi.PoStProof, opts LoadOptions) (*Prover, erro
 	if err != nil {
 		return nil, err
 	}
-	pk, pvk, err := snark.ReadKeys(ctx, c, f, opts.SubgroupChecks)
+	k, err := snark.LoadKeys(ctx, c, f, opts.Backend, opts.SubgroupChecks)
 	if err != nil {
 		return nil, err
 	}
-	be := opts.Backend
-	if be == nil {
-		be = groth16.CPU{}
-	}
-	srs, err := be.LoadSRS(ctx, pk, c)
-	if err != nil {
-		return nil, fmt.Errorf("%s backend: %w", be.Name(), err)
-	}
-	return &Prover{Proof: p, Circuit: c, PK: pk, PVK: pvk, Files: f, backend: be, srs: srs}, nil
+	return &Prover{Proof: p, Circuit: c, PK: k.PK, PVK: k.PVK, Files: f, backend: k.Backend, srs: k.SRS}, nil
 }
 
 // Close releases the backend's SRS.

@@ -135,3 +135,28 @@ func Blinding() (r, s fr.Element, err error) {
 	_, err = s.SetRandom()
 	return
 }
+
+// Keys are a circuit's key pair read from its files and loaded into a backend.
+type Keys struct {
+	PK      *groth16.ProvingKey
+	PVK     *groth16.PreparedVerifyingKey
+	Backend groth16.Backend
+	SRS     groth16.SRS
+}
+
+// LoadKeys reads f's key pair for the recorded circuit c (ReadKeys) and loads
+// the proving key into be (nil: the CPU backend).
+func LoadKeys(ctx context.Context, c *r1cs.Circuit, f Files, be groth16.Backend, subgroupChecks bool) (*Keys, error) {
+	pk, pvk, err := ReadKeys(ctx, c, f, subgroupChecks)
+	if err != nil {
+		return nil, err
+	}
+	if be == nil {
+		be = groth16.CPU{}
+	}
+	srs, err := be.LoadSRS(ctx, pk, c)
+	if err != nil {
+		return nil, fmt.Errorf("%s backend: %w", be.Name(), err)
+	}
+	return &Keys{PK: pk, PVK: pvk, Backend: be, SRS: srs}, nil
+}
