@@ -381,7 +381,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	cfg.Params.Dir = pl.Params
 	cfg.Memory.Budget = pl.Budget
 	cfg.Queue.MaxQueued = max(cfg.Queue.MaxQueued, pl.Jobs)
-	var be engine.Backend = &engine.C2{ParamsDir: pl.Params, GPU: gb}
+	var be engine.Backend = &engine.Proofs{ParamsDir: pl.Params, GPU: gb}
 	prog := newProgress()
 	switch {
 	case pl.Synthetic:

@@ -141,7 +141,7 @@ func pluginAction(c *ucli.Context) error {
 		if err != nil {
 			return usageError(err)
 		}
-		e, err := engine.New(cfg, &engine.C2{ParamsDir: cfg.Params.Dir, GPU: gb},
+		e, err := engine.New(cfg, &engine.Proofs{ParamsDir: cfg.Params.Dir, GPU: gb},
 			engine.WithLogger(slog.New(plugin.SlogHandler(log.Named("engine")))), engine.WithTimelineMemory(20000))
 		if err != nil {
 			return err

@@ -3,43 +3,42 @@ package engine
 import (
 	"context"
 
-	"github.com/filc2/filc2/proofs/abi"
-	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/groth16"
 )
 
-// Backend is the engine's seam to the proof system and the GPUs. It checks C1
-// outputs, loads the host side of a circuit once per sector size, and makes
-// that circuit resident on one GPU. C2 is the implementation on package c2.
+// Backend is the engine's seam to the proof system and the GPUs, one for
+// every kind: it checks a job's decoded input (an Input: PoRep, PoSt), loads
+// the host side of a circuit once per (kind, sector size), and makes that
+// circuit resident on one GPU. Proofs is the implementation on packages c2
+// and post; a backend that does not prove a kind says so from Check.
 type Backend interface {
-	// Name is a short identifier for logs and status ("c2/cpu").
+	// Name is a short identifier for logs and status ("proofs/cpu").
 	Name() string
-	// CheckC1 validates a decoded C1 output of proof type p before it is
-	// queued: structure and vanilla proofs. Its error is the caller's.
-	CheckC1(ctx context.Context, p abi.SealProof, c *c1.Commit1Out) error
-	// CircuitBytes estimates the host memory p's loaded circuit keeps
-	// resident, charged to the memory budget before LoadCircuit runs.
-	CircuitBytes(p abi.SealProof) (int64, error)
-	// LoadCircuit loads the host side of p's sector size (recorded circuit,
-	// keys). progress, never nil, may be called with the load's advance.
-	LoadCircuit(ctx context.Context, p abi.SealProof, progress func(done, total int64)) (Circuit, error)
+	// Check validates a job's input before it is queued: structure and
+	// vanilla proofs. Its error is the caller's.
+	Check(ctx context.Context, in Input) error
+	// CircuitBytes estimates the host memory the circuit keeps resident,
+	// charged to the memory budget before LoadCircuit runs.
+	CircuitBytes(c CircuitSpec) (int64, error)
+	// LoadCircuit loads the host side of a circuit (recorded circuit, keys).
+	// progress, never nil, may be called with the load's advance.
+	LoadCircuit(ctx context.Context, c CircuitSpec, progress func(done, total int64)) (Circuit, error)
 	// LoadProver makes c resident on GPU gpu (a device ordinal) and returns
-	// the prover that runs there. It is called once per (GPU, sector size).
+	// the prover that runs there. It is called once per (GPU, circuit).
 	LoadProver(ctx context.Context, gpu int, c Circuit) (PartitionProver, error)
 }
 
-// Circuit is the host side of one sector size's circuit: the CPU stages of a
-// partition that come before and after the GPU (synthesis, verification).
+// Circuit is the host side of one circuit: the CPU stages of a partition
+// that come before and after the GPU (synthesis, verification).
 type Circuit interface {
 	// PartitionBytes is the host memory one partition holds from the start
 	// of its synthesis to the end of its proof: the budget it reserves.
 	PartitionBytes() int64
-	// Synthesize computes partition k's witness from the C1 output of proof
-	// type p.
-	Synthesize(ctx context.Context, p abi.SealProof, c *c1.Commit1Out, k int) (*groth16.Assignment, error)
+	// Synthesize computes partition k's witness from the job's input.
+	Synthesize(ctx context.Context, in Input, k int) (*groth16.Assignment, error)
 	// Verify checks partition k's proof against its public inputs; the
 	// engine hands out no proof that did not pass.
-	Verify(p abi.SealProof, c *c1.Commit1Out, k int, proof *groth16.Proof) error
+	Verify(in Input, k int, proof *groth16.Proof) error
 	// Close releases the circuit (the engine closes its provers first).
 	Close() error
 }

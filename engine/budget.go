@@ -23,10 +23,14 @@ func newBudget(total int64, changed *signal) *budget {
 }
 
 // tryReserve reserves n bytes if they fit.
-func (b *budget) tryReserve(n int64) bool {
+func (b *budget) tryReserve(n int64) bool { return b.tryReserveKeeping(n, 0) }
+
+// tryReserveKeeping reserves n bytes if they fit with keep bytes left free
+// (the room kept for critical jobs).
+func (b *budget) tryReserveKeeping(n, keep int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if n < 0 || b.used+n > b.total {
+	if n < 0 || b.used+n+max(keep, 0) > b.total {
 		return false
 	}
 	b.used += n

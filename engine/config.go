@@ -44,6 +44,10 @@ type MemoryConfig struct {
 	Budget       ByteSize      `toml:"budget"`        // 0: auto, MemTotal − SafetyMargin
 	SafetyMargin ByteSize      `toml:"safety_margin"` // left to the system when Budget is auto
 	EvictIdle    time.Duration `toml:"evict_idle"`    // least idle time before pressure may evict a circuit
+	// CriticalReserve is budget only critical jobs (WinningPoSt) may take, so
+	// that one never waits for memory behind queued work; it applies when the
+	// budget is at least 8 times it (else 0).
+	CriticalReserve ByteSize `toml:"critical_reserve"`
 }
 
 // ParamsConfig says where the parameter files are.
@@ -58,6 +62,11 @@ type QueueConfig struct {
 	GPUQueueDepth  int           `toml:"gpu_queue_depth"` // synthesised partitions waiting for a GPU (0: auto, one per GPU worker)
 	DefaultTimeout time.Duration `toml:"default_timeout"` // deadline of a job that sets none (0: none)
 	RetainFinished time.Duration `toml:"retain_finished"` // how long a finished job answers Await and resubmissions
+	// CriticalLane runs one more synthesis worker and one more worker per GPU
+	// that take critical jobs only, and lets those jump the GPU queue's depth
+	// and the lock's waiters: a WinningPoSt waits for at most the one kernel
+	// section running when it is ready.
+	CriticalLane bool `toml:"critical_lane"`
 }
 
 // TimelineConfig turns on the TIMELINE event log.
@@ -76,9 +85,9 @@ func DefaultConfig() Config {
 	return Config{
 		GPU:       GPUConfig{Devices: []int{0}, WorkersPerGPU: 2},
 		Synthesis: SynthesisConfig{Workers: 0},
-		Memory:    MemoryConfig{Budget: 0, SafetyMargin: 4 * GiB, EvictIdle: 0},
+		Memory:    MemoryConfig{Budget: 0, SafetyMargin: 4 * GiB, EvictIdle: 0, CriticalReserve: 1 * GiB},
 		Params:    ParamsConfig{Dir: paramcache.DefaultDir},
-		Queue:     QueueConfig{MaxQueued: 64, GPUQueueDepth: 0, RetainFinished: 30 * time.Minute},
+		Queue:     QueueConfig{MaxQueued: 64, GPUQueueDepth: 0, RetainFinished: 30 * time.Minute, CriticalLane: true},
 		Serve:     ServeConfig{Listen: "127.0.0.1:2345"},
 	}
 }
@@ -135,6 +144,8 @@ func (c *Config) Validate() error {
 		return errors.New("config: memory.budget and memory.safety_margin must be ≥ 0")
 	case c.Memory.EvictIdle < 0:
 		return errors.New("config: memory.evict_idle must be ≥ 0")
+	case c.Memory.CriticalReserve < 0:
+		return errors.New("config: memory.critical_reserve must be ≥ 0")
 	case c.Params.Dir == "":
 		return errors.New("config: params.dir is empty")
 	case c.Params.PCEDir != "" && c.Params.PCEDir != c.Params.Dir:
@@ -174,6 +185,9 @@ func (c Config) resolved() (Config, error) {
 			return c, fmt.Errorf("config: memory.budget is auto but the machine's %v is not more than memory.safety_margin %v", total, c.Memory.SafetyMargin)
 		}
 		c.Memory.Budget = total - c.Memory.SafetyMargin
+	}
+	if c.Memory.CriticalReserve > c.Memory.Budget/8 {
+		c.Memory.CriticalReserve = 0
 	}
 	return c, nil
 }

@@ -63,6 +63,9 @@ func WriteExampleConfig(w io.Writer, c Config) error {
 	knob("What \"auto\" leaves to the system and everything else on the machine.", "safety_margin", str(c.Memory.SafetyMargin.String()))
 	knob("A circuit no job uses is evicted only when the budget needs its bytes and it has been\n"+
 		"idle at least this long (\"0s\": as soon as it is needed).", "evict_idle", dur(c.Memory.EvictIdle))
+	knob("Budget only critical jobs (WinningPoSt) may take: other work leaves it free, so a\n"+
+		"WinningPoSt never waits for memory behind queued PoRep. It applies when the budget is at\n"+
+		"least 8 times it (0: none).", "critical_reserve", str(c.Memory.CriticalReserve.String()))
 	line("[params]")
 	knob("The Groth16 parameter directory: .params, .vk and filc2's recorded circuits (PCE).\n"+
 		"The same directory lotus and curio use (FIL_PROOFS_PARAMETER_CACHE).", "dir", str(c.Params.Dir))
@@ -74,6 +77,11 @@ func WriteExampleConfig(w io.Writer, c Config) error {
 	knob("Deadline of a job whose request sets none, counted from submission (\"0s\": none). A job\n"+
 		"past its deadline fails with a deadline error and frees its memory.", "default_timeout", dur(c.Queue.DefaultTimeout))
 	knob("How long a finished job's result stays for Await and for resubmissions of its id.", "retain_finished", dur(c.Queue.RetainFinished))
+	knob("One more synthesis worker, and one more worker per GPU, that take critical jobs\n"+
+		"(WinningPoSt) only; those also pass the GPU queue's depth and go first among the lock's\n"+
+		"waiters, so a WinningPoSt waits for at most the kernel section running when it is ready.\n"+
+		"Jobs of every kind share the budget and the GPUs; priorities order them: WinningPoSt\n"+
+		"critical, WindowPoSt high, PoRep normal.", "critical_lane", strconv.FormatBool(c.Queue.CriticalLane))
 	line("[timeline]")
 	knob("Append a TIMELINE of events here: JSON lines of time, job, partition, GPU, worker, stage\n"+
 		"and start/end, for every stage of every partition (\"\": off).", "path", str(c.Timeline.Path))

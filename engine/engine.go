@@ -104,7 +104,7 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 	e.ctx, e.cancel = context.WithCancelCause(context.Background())
 	e.budget = newBudget(int64(cfg.Memory.Budget), e.changed)
 	e.res = &residency{backend: backend, budget: e.budget, gpus: cfg.GPU.Devices, minIdle: cfg.Memory.EvictIdle,
-		changed: e.changed, ctx: e.ctx, wg: &e.wg, log: e.log, tl: e.tl, m: e.m, circuits: map[uint64]*resident{}}
+		changed: e.changed, ctx: e.ctx, wg: &e.wg, log: e.log, tl: e.tl, m: e.m, circuits: map[circuitKey]*resident{}}
 	for _, gpu := range cfg.GPU.Devices {
 		l := newGPULock(gpu)
 		l.tl = e.tl
@@ -115,14 +115,26 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 		w := &workerState{name: fmt.Sprintf("synth-%d", i), gpu: -1}
 		e.workers = append(e.workers, w)
 		e.wg.Add(1)
-		go e.synthesisWorker(w)
+		go e.synthesisWorker(w, false)
+	}
+	if cfg.Queue.CriticalLane {
+		w := &workerState{name: "synth-critical", gpu: -1}
+		e.workers = append(e.workers, w)
+		e.wg.Add(1)
+		go e.synthesisWorker(w, true)
 	}
 	for _, gpu := range cfg.GPU.Devices {
 		for i := range cfg.GPU.WorkersPerGPU {
 			w := &workerState{name: fmt.Sprintf("gpu%d/w%d", gpu, i), gpu: gpu}
 			e.workers = append(e.workers, w)
 			e.wg.Add(1)
-			go e.gpuWorker(w)
+			go e.gpuWorker(w, false)
+		}
+		if cfg.Queue.CriticalLane {
+			w := &workerState{name: fmt.Sprintf("gpu%d/critical", gpu), gpu: gpu}
+			e.workers = append(e.workers, w)
+			e.wg.Add(1)
+			go e.gpuWorker(w, true)
 		}
 	}
 	if e.synthetic {
@@ -163,7 +175,7 @@ func (e *Engine) Await(ctx context.Context, id JobID) (Result, error) {
 	case <-ctx.Done():
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		return Result{ID: id, ProofType: j.proof.Name, State: j.state, Submitted: j.submitted, Started: j.started}, ctx.Err()
+		return Result{ID: id, Kind: j.kind, ProofType: j.name, State: j.state, Submitted: j.submitted, Started: j.started}, ctx.Err()
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -189,22 +201,38 @@ func (e *Engine) Cancel(id JobID) error {
 // Jobs load their circuit themselves; Preload takes the wait out of the
 // first job. A preloaded circuit is evicted like any other.
 func (e *Engine) Preload(ctx context.Context, p abi.SealProof) error {
-	est, err := e.backend.CircuitBytes(p)
+	return e.PreloadCircuit(ctx, (&PoRep{Proof: p}).Circuit())
+}
+
+// PreloadPoSt is Preload for a PoSt type's circuit: a WinningPoSt machine
+// keeps its circuit loaded so that a winning ticket waits for no load.
+func (e *Engine) PreloadPoSt(ctx context.Context, p abi.PoStProof) error {
+	kind := KindWindowPoSt
+	if p.Kind == abi.Winning {
+		kind = KindWinningPoSt
+	}
+	return e.PreloadCircuit(ctx, CircuitSpec{Kind: kind, SectorSize: uint64(p.SectorSize), Name: p.Name, PoSt: p})
+}
+
+// PreloadCircuit is Preload for any kind's circuit.
+func (e *Engine) PreloadCircuit(ctx context.Context, spec CircuitSpec) error {
+	est, err := e.backend.CircuitBytes(spec)
 	if err != nil {
 		return err
 	}
+	p := spec
 	for {
 		ch := e.changed.wait()
 		if e.ctx.Err() != nil {
 			return ErrClosed
 		}
-		rc := e.res.lookup(uint64(p.SectorSize))
+		rc := e.res.lookup(p.key())
 		if rc == nil {
 			if est > e.budget.status().Budget {
 				return &BudgetError{Job: "preload", Circuit: est, Budget: e.budget.status().Budget}
 			}
-			if !e.res.startLoad(p, est) {
-				if evicted, _ := e.res.evictIdle(uint64(p.SectorSize)); !evicted {
+			if !e.res.startLoad(p, est, 0) {
+				if evicted, _ := e.res.evictIdle(p.key()); !evicted {
 					return fmt.Errorf("%w: preloading %s needs %v and the budget is in use", ErrBudget, p.Name, ByteSize(est))
 				}
 			}

@@ -55,7 +55,9 @@ func TestOneJobOnTwoGPUs(t *testing.T) {
 	if st.Memory.InUse != f.circuitBytes || st.Memory.Resident != f.circuitBytes || st.Memory.Partitions != 0 {
 		t.Errorf("memory after the job: %+v, want only the circuit's %d bytes", st.Memory, f.circuitBytes)
 	}
-	if len(st.GPUs) != 2 || len(st.GPUs[0].Workers) != 2 || len(st.Synthesis) != 4 {
+	// Each GPU: its two workers and the critical lane's; synthesis: the
+	// configured workers and the critical lane's.
+	if len(st.GPUs) != 2 || len(st.GPUs[0].Workers) != 3 || len(st.Synthesis) != 4+1 {
 		t.Errorf("workers: %+v", st.GPUs)
 	}
 	if len(st.Circuits) != 1 || st.Circuits[0].State != "ready" || len(st.Circuits[0].Provers) != 2 {

@@ -59,15 +59,15 @@ func newFake() *fakeBackend {
 
 func (f *fakeBackend) Name() string { return "fake" }
 
-func (f *fakeBackend) CheckC1(_ context.Context, _ abi.SealProof, c *c1.Commit1Out) error {
+func (f *fakeBackend) Check(_ context.Context, in Input) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.checkErr
 }
 
-func (f *fakeBackend) CircuitBytes(abi.SealProof) (int64, error) { return f.circuitBytes, nil }
+func (f *fakeBackend) CircuitBytes(CircuitSpec) (int64, error) { return f.circuitBytes, nil }
 
-func (f *fakeBackend) LoadCircuit(ctx context.Context, p abi.SealProof, progress func(done, total int64)) (Circuit, error) {
+func (f *fakeBackend) LoadCircuit(ctx context.Context, p CircuitSpec, progress func(done, total int64)) (Circuit, error) {
 	progress(0, 1)
 	if err := sleep(ctx, f.loadDelay); err != nil {
 		return nil, err
@@ -120,8 +120,8 @@ type fakeCircuit struct {
 
 func (c *fakeCircuit) PartitionBytes() int64 { return c.f.partBytes }
 
-func (c *fakeCircuit) Synthesize(ctx context.Context, p abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
-	name := nameOf(out)
+func (c *fakeCircuit) Synthesize(ctx context.Context, in Input, k int) (*groth16.Assignment, error) {
+	name := nameOfInput(in)
 	c.f.mu.Lock()
 	c.f.synthOrder = append(c.f.synthOrder, fmt.Sprintf("%s/%d", name, k))
 	hook := c.f.onSynth
@@ -130,7 +130,11 @@ func (c *fakeCircuit) Synthesize(ctx context.Context, p abi.SealProof, out *c1.C
 	if hook != nil {
 		hook(name, k)
 	}
-	err := sleep(ctx, c.f.synthDelay)
+	delay := c.f.synthDelay
+	if fp, ok := in.(*fakePoSt); ok {
+		delay = fp.synth
+	}
+	err := sleep(ctx, delay)
 	if err == nil {
 		err = c.f.failing(name, k, StageSynthesis)
 	}
@@ -142,9 +146,9 @@ func (c *fakeCircuit) Synthesize(ctx context.Context, p abi.SealProof, out *c1.C
 	return &groth16.Assignment{Inputs: []fr.Element{tag}}, nil
 }
 
-func (c *fakeCircuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {
+func (c *fakeCircuit) Verify(in Input, k int, proof *groth16.Proof) error {
 	defer c.f.call(c.size)()
-	name := nameOf(out)
+	name := nameOfInput(in)
 	if err := c.f.failing(name, k, StageVerify); err != nil {
 		return err
 	}
@@ -287,6 +291,37 @@ func fakeC1(name string, p abi.SealProof) *c1.Commit1Out {
 }
 
 func nameOf(c *c1.Commit1Out) string { return strings.TrimRight(string(c.ReplicaID[:]), "\x00") }
+
+// nameOfInput is the fake job name of a PoRep or fakePoSt input.
+func nameOfInput(in Input) string {
+	switch in := in.(type) {
+	case *PoRep:
+		return nameOf(in.C1)
+	case *fakePoSt:
+		return in.name
+	}
+	panic(fmt.Sprintf("fake: input %T", in))
+}
+
+// fakePoSt is a PoSt-like input for the fake backend: a one-run job of kind
+// kind on a circuit of its own, whose synthesis takes synth.
+type fakePoSt struct {
+	name  string
+	kind  Kind
+	size  uint64
+	synth time.Duration
+}
+
+func (p *fakePoSt) Kind() Kind { return p.kind }
+func (p *fakePoSt) Circuit() CircuitSpec {
+	return CircuitSpec{Kind: p.kind, SectorSize: p.size, Name: "fake-" + p.kind.String()}
+}
+func (p *fakePoSt) Partitions() int { return 1 }
+func (p *fakePoSt) Fingerprint() [32]byte {
+	var f [32]byte
+	copy(f[:], p.name)
+	return f
+}
 
 func fakeScalar(name string, k int) uint64 {
 	if len(name) > 6 {

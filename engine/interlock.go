@@ -15,28 +15,38 @@ import (
 // gpu_held start/end pair in the TIMELINE, stamped by the lock's own clock.
 type gpuLock struct {
 	gpu int
-	sem chan struct{} // one slot: the kernel section
-	tl  *timeline     // nil: no events
+	tl  *timeline // nil: no events
 
 	mu           sync.Mutex
+	taken        bool          // the section is held, or handed to a waiter about to enter
+	queue        []*lockWaiter // waiting, in arrival order
+	seq          uint64
 	holders      int // inside the section now (0 or 1 unless the lock is broken)
 	maxHolders   int // the most ever inside at once
-	waiting      int
 	acquisitions int64
 	busy         time.Duration // total time with a holder inside
 	since        time.Time     // when the current hold began
 	holder       lockHolder    // who holds it now
 }
 
-// lockHolder names who holds a GPU's lock, for the TIMELINE.
+// lockHolder names who holds a GPU's lock, for the TIMELINE, and the
+// priority it waits with.
 type lockHolder struct {
 	worker    string
 	job       JobID
 	partition int
+	prio      Priority
+}
+
+// lockWaiter is one worker waiting for the section.
+type lockWaiter struct {
+	h       lockHolder
+	seq     uint64
+	granted chan struct{} // closed when the section is handed to it
 }
 
 func newGPULock(gpu int) *gpuLock {
-	return &gpuLock{gpu: gpu, sem: make(chan struct{}, 1)}
+	return &gpuLock{gpu: gpu}
 }
 
 // lock enters the kernel section, or returns ctx's error if it ends first.
@@ -44,22 +54,42 @@ func (l *gpuLock) lock(ctx context.Context) error {
 	return l.lockAs(ctx, lockHolder{partition: -1})
 }
 
-// lockAs is lock on behalf of h, who is named in the TIMELINE.
+// lockAs is lock on behalf of h, who is named in the TIMELINE. Waiters enter
+// in priority order, FIFO within a priority: a critical partition waits for
+// the section running now, not for the normal ones queued before it.
 func (l *gpuLock) lockAs(ctx context.Context, h lockHolder) error {
 	l.mu.Lock()
-	l.waiting++
+	if !l.taken && len(l.queue) == 0 {
+		l.taken = true
+		l.enterLocked(h)
+		l.mu.Unlock()
+		return nil
+	}
+	l.seq++
+	w := &lockWaiter{h: h, seq: l.seq, granted: make(chan struct{})}
+	l.queue = append(l.queue, w)
 	l.mu.Unlock()
 	select {
-	case l.sem <- struct{}{}:
+	case <-w.granted:
+		l.mu.Lock()
+		l.enterLocked(h)
+		l.mu.Unlock()
+		return nil
 	case <-ctx.Done():
 		l.mu.Lock()
-		l.waiting--
-		l.mu.Unlock()
+		defer l.mu.Unlock()
+		select {
+		case <-w.granted: // handed over as ctx ended: pass it on
+			l.handOffLocked()
+		default:
+			l.removeLocked(w)
+		}
 		return ctx.Err()
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.waiting--
+}
+
+// enterLocked counts h inside the section (l.mu held, the section taken).
+func (l *gpuLock) enterLocked(h lockHolder) {
 	l.holders++
 	l.maxHolders = max(l.maxHolders, l.holders)
 	l.acquisitions++
@@ -68,20 +98,46 @@ func (l *gpuLock) lockAs(ctx context.Context, h lockHolder) error {
 	}
 	l.holder = h
 	l.tl.emit(l.event(l.since, "start"))
-	return nil
 }
 
-// unlock leaves the kernel section.
+// handOffLocked gives the section to the first waiter by priority, or frees
+// it (l.mu held).
+func (l *gpuLock) handOffLocked() {
+	if len(l.queue) == 0 {
+		l.taken = false
+		return
+	}
+	best := 0
+	for i, w := range l.queue {
+		if b := l.queue[best]; w.h.prio > b.h.prio || (w.h.prio == b.h.prio && w.seq < b.seq) {
+			best = i
+		}
+	}
+	w := l.queue[best]
+	l.queue = append(l.queue[:best], l.queue[best+1:]...)
+	close(w.granted)
+}
+
+func (l *gpuLock) removeLocked(w *lockWaiter) {
+	for i, x := range l.queue {
+		if x == w {
+			l.queue = append(l.queue[:i], l.queue[i+1:]...)
+			return
+		}
+	}
+}
+
+// unlock leaves the kernel section, handing it to the next waiter.
 func (l *gpuLock) unlock() {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	now := time.Now()
 	l.holders--
 	if l.holders == 0 {
 		l.busy += now.Sub(l.since)
 	}
 	l.tl.emit(l.event(now, "end"))
-	l.mu.Unlock()
-	<-l.sem
+	l.handOffLocked()
 }
 
 // event is a gpu_held event of the current holder (l.mu held).
@@ -105,7 +161,7 @@ type LockStatus struct {
 func (l *gpuLock) status() LockStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := LockStatus{Holders: l.holders, MaxHolders: l.maxHolders, Waiting: l.waiting, Acquisitions: l.acquisitions, Busy: l.busy}
+	s := LockStatus{Holders: l.holders, MaxHolders: l.maxHolders, Waiting: len(l.queue), Acquisitions: l.acquisitions, Busy: l.busy}
 	if l.holders > 0 {
 		s.Busy += time.Since(l.since)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"time"
 
@@ -26,7 +25,8 @@ const (
 	PriorityCritical Priority = 2
 )
 
-// Request asks for one SealCommit2.
+// Request asks for one proof: a SealCommit2 (C1 or Commit1) or any kind's
+// decoded Input (PoRep, PoSt).
 type Request struct {
 	// ID is the caller's request id and the job's id: submitting it again
 	// returns the same job, with its first priority and deadline (a new job
@@ -36,10 +36,13 @@ type Request struct {
 	// ProofType, if its Name is set, must be the C1's registered_proof.
 	ProofType abi.SealProof
 	// C1 is the C1 output: raw SealCommitPhase1Output JSON or the lotus-bench
-	// wrapper. Commit1 is the decoded alternative; set exactly one.
+	// wrapper. Commit1 is the decoded alternative, Input any kind's decoded
+	// input; set exactly one of the three.
 	C1      []byte
 	Commit1 *c1.Commit1Out
-	// Priority orders the job among the queued ones.
+	Input   Input
+	// Priority orders the job among the queued ones; a kind runs at least at
+	// its Kind.Priority (WinningPoSt critical, WindowPoSt high).
 	Priority Priority
 	// Deadline, if not zero, fails the job with a *DeadlineError once passed
 	// (zero: the configured queue.default_timeout from submission, if any).
@@ -139,9 +142,10 @@ type KernelTime struct {
 // Result is a finished job.
 type Result struct {
 	ID         JobID             `json:"id"`
+	Kind       Kind              `json:"kind"`
 	ProofType  string            `json:"registered_proof"`
 	State      JobState          `json:"state"`
-	Proof      []byte            `json:"proof"` // 192 bytes per partition, in partition order; only when succeeded
+	Proof      []byte            `json:"proof"` // 192 bytes per partition (one for a PoSt), in partition order; only when succeeded
 	Err        error             `json:"-"`
 	Submitted  time.Time         `json:"submitted"`
 	Started    time.Time         `json:"started"` // first partition dispatched (zero if never)
@@ -161,8 +165,10 @@ type job struct {
 	id          JobID
 	seq         uint64 // submission order
 	prio        Priority
-	proof       abi.SealProof
-	c1          *c1.Commit1Out // nil once final
+	kind        Kind
+	name        string      // the registered proof
+	spec        CircuitSpec // the circuit it is proved with
+	in          Input       // nil once final
 	fingerprint [32]byte
 	deadline    time.Time
 	n           int   // partitions
@@ -190,23 +196,9 @@ type job struct {
 	heapIndex  int
 }
 
-// fingerprintOf is what makes two C1 outputs the same request: proof type
-// and the sector's public data.
-func fingerprintOf(c *c1.Commit1Out) [32]byte {
-	h := sha256.New()
-	h.Write([]byte(c.RegisteredProof))
-	h.Write([]byte{0})
-	for _, d := range []c1.Domain{c.ReplicaID, c.CommD, c.CommR, c.Seed, c.Ticket} {
-		h.Write(d[:])
-	}
-	var f [32]byte
-	h.Sum(f[:0])
-	return f
-}
-
 // result snapshots the job (callers hold the engine's mu).
 func (j *job) result() Result {
-	r := Result{ID: j.id, ProofType: j.proof.Name, State: j.state, Err: j.err,
+	r := Result{ID: j.id, Kind: j.kind, ProofType: j.name, State: j.state, Err: j.err,
 		Submitted: j.submitted, Started: j.started, Finished: j.finished, Synthetic: j.synthetic, Unverified: j.unverified}
 	for _, t := range j.timings {
 		if t.Worker != "" {

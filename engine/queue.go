@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/groth16"
 )
 
@@ -28,7 +27,7 @@ type partition struct {
 	k         int
 	bytes     int64
 	res       *resident
-	c1        *c1.Commit1Out // the job's C1 (the job lets go of it when it ends)
+	in        Input // the job's input (the job lets go of it when it ends)
 	w         *groth16.Assignment
 	t         PartitionTiming
 	readyAt   time.Time // when it entered the GPU queue

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/filc2/filc2/proofs/abi"
 )
 
 // residentState is where a resident circuit or prover is in its load.
@@ -26,7 +24,7 @@ func (s residentState) String() string {
 	return [...]string{"loading", "ready", "failed", "evicted"}[s]
 }
 
-// resident is one sector size's circuit, loaded once and kept, with its
+// resident is one circuit (a kind and sector size), loaded once and kept, with its
 // provers on each GPU. Each partition in flight references it, and each GPU
 // worker references its prover while it proves; only an unreferenced circuit
 // is evicted, only when the budget needs its bytes, and only once it has been
@@ -34,9 +32,9 @@ func (s residentState) String() string {
 // reference: a running job of one size never keeps a waiting job of another
 // size from the memory it needs (it reloads its circuit when its turn comes).
 type resident struct {
-	size      uint64
-	proof     abi.SealProof // the proof type it was first loaded for
-	bytes     int64         // reserved in the budget while it is resident
+	key       circuitKey
+	spec      CircuitSpec // the proof type it was first loaded for
+	bytes     int64       // reserved in the budget while it is resident
 	state     residentState
 	loaded    chan struct{} // closed when the circuit's load ends
 	err       error
@@ -60,8 +58,8 @@ type residentProver struct {
 	loadTime time.Duration
 }
 
-// residency keeps circuits and their per-GPU provers, keyed by sector size
-// and by (GPU, sector size). Loads run in the background on the engine's
+// residency keeps circuits and their per-GPU provers, keyed by (kind,
+// sector size) and by (GPU, kind, sector size). Loads run in the background on the engine's
 // context; a finished load broadcasts on changed.
 type residency struct {
 	backend Backend
@@ -77,7 +75,7 @@ type residency struct {
 
 	mu       sync.Mutex
 	closed   bool // no more loads or evictions: the engine's wg is being waited for
-	circuits map[uint64]*resident
+	circuits map[circuitKey]*resident
 }
 
 // close refuses loads and evictions from now on.
@@ -87,11 +85,11 @@ func (r *residency) close() {
 	r.closed = true
 }
 
-// lookup returns the entry of a sector size, or nil.
-func (r *residency) lookup(size uint64) *resident {
+// lookup returns the entry of a circuit, or nil.
+func (r *residency) lookup(k circuitKey) *resident {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.circuits[size]
+	return r.circuits[k]
 }
 
 // state returns the entry's load state and error.
@@ -101,21 +99,21 @@ func (r *residency) state(rc *resident) (residentState, error) {
 	return rc.state, rc.err
 }
 
-// startLoad reserves bytes and starts loading p's circuit in the background,
-// unless an entry for its size exists. It returns false, loading nothing,
-// when the bytes do not fit in the budget.
-func (r *residency) startLoad(p abi.SealProof, bytes int64) bool {
+// startLoad reserves bytes and starts loading the circuit in the background,
+// unless an entry for it exists. It returns false, loading nothing, when the
+// bytes do not fit in the budget with keep bytes left free.
+func (r *residency) startLoad(spec CircuitSpec, bytes, keep int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.circuits[uint64(p.SectorSize)] != nil {
+	if r.circuits[spec.key()] != nil {
 		return true
 	}
-	if r.closed || !r.budget.tryReserve(bytes) {
+	if r.closed || !r.budget.tryReserveKeeping(bytes, keep) {
 		return false
 	}
-	rc := &resident{size: uint64(p.SectorSize), proof: p, bytes: bytes, loaded: make(chan struct{}),
+	rc := &resident{key: spec.key(), spec: spec, bytes: bytes, loaded: make(chan struct{}),
 		loadStart: time.Now(), provers: map[int]*residentProver{}}
-	r.circuits[uint64(p.SectorSize)] = rc
+	r.circuits[spec.key()] = rc
 	r.wg.Add(1)
 	go r.loadCircuit(rc)
 	return true
@@ -123,9 +121,9 @@ func (r *residency) startLoad(p abi.SealProof, bytes int64) bool {
 
 func (r *residency) loadCircuit(rc *resident) {
 	defer r.wg.Done()
-	r.log.Info("loading circuit", "proof", rc.proof.Name, "bytes", rc.bytes)
-	r.tl.emit(TimelineEvent{Partition: -1, GPU: -1, Worker: "loader", Stage: StageCircuit, Event: "start", Detail: rc.proof.Name})
-	c, err := r.backend.LoadCircuit(r.ctx, rc.proof, func(done, total int64) {
+	r.log.Info("loading circuit", "proof", rc.spec.Name, "bytes", rc.bytes)
+	r.tl.emit(TimelineEvent{Partition: -1, GPU: -1, Worker: "loader", Stage: StageCircuit, Event: "start", Detail: rc.spec.Name})
+	c, err := r.backend.LoadCircuit(r.ctx, rc.spec, func(done, total int64) {
 		r.mu.Lock()
 		rc.progress = [2]int64{done, total}
 		r.mu.Unlock()
@@ -133,22 +131,22 @@ func (r *residency) loadCircuit(rc *resident) {
 	r.mu.Lock()
 	rc.loadTime = time.Since(rc.loadStart)
 	if err != nil {
-		rc.state, rc.err = residentFailed, fmt.Errorf("loading the %s circuit: %w", rc.proof.Name, err)
+		rc.state, rc.err = residentFailed, fmt.Errorf("loading the %s circuit: %w", rc.spec.Name, err)
 		r.budget.release(rc.bytes)
 		r.m.circuitLoads.WithLabelValues("failed").Inc()
-		r.log.Error("circuit load failed", "proof", rc.proof.Name, "err", err)
+		r.log.Error("circuit load failed", "proof", rc.spec.Name, "err", err)
 	} else {
 		rc.state, rc.circuit, rc.lastUsed = residentReady, c, time.Now()
 		r.m.circuitLoads.WithLabelValues("loaded").Inc()
 		r.m.loadSeconds.Observe(rc.loadTime.Seconds())
-		r.log.Info("circuit loaded", "proof", rc.proof.Name, "time", rc.loadTime)
+		r.log.Info("circuit loaded", "proof", rc.spec.Name, "time", rc.loadTime)
 		for _, gpu := range r.gpus {
 			r.startProverLocked(rc, gpu)
 		}
 	}
 	close(rc.loaded)
 	r.mu.Unlock()
-	r.tl.emit(TimelineEvent{Partition: -1, GPU: -1, Worker: "loader", Stage: StageCircuit, Event: "end", Detail: rc.proof.Name, Error: errString(err)})
+	r.tl.emit(TimelineEvent{Partition: -1, GPU: -1, Worker: "loader", Stage: StageCircuit, Event: "end", Detail: rc.spec.Name, Error: errString(err)})
 	r.changed.broadcast()
 }
 
@@ -165,19 +163,19 @@ func (r *residency) startProverLocked(rc *resident, gpu int) *residentProver {
 	go func() {
 		defer r.wg.Done()
 		t0 := time.Now()
-		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "start", Detail: rc.proof.Name})
+		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "start", Detail: rc.spec.Name})
 		pr, err := r.backend.LoadProver(r.ctx, gpu, rc.circuit)
 		r.mu.Lock()
 		pe.loadTime = time.Since(t0)
 		if err != nil {
-			pe.state, pe.err = residentFailed, fmt.Errorf("loading the %s prover on GPU %d: %w", rc.proof.Name, gpu, err)
-			r.log.Error("prover load failed", "proof", rc.proof.Name, "gpu", gpu, "err", err)
+			pe.state, pe.err = residentFailed, fmt.Errorf("loading the %s prover on GPU %d: %w", rc.spec.Name, gpu, err)
+			r.log.Error("prover load failed", "proof", rc.spec.Name, "gpu", gpu, "err", err)
 		} else {
 			pe.state, pe.prover = residentReady, pr
 		}
 		close(pe.loaded)
 		r.mu.Unlock()
-		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "end", Detail: rc.proof.Name, Error: errString(err)})
+		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "end", Detail: rc.spec.Name, Error: errString(err)})
 		r.changed.broadcast()
 	}()
 	return pe
@@ -187,8 +185,8 @@ func (r *residency) startProverLocked(rc *resident, gpu int) *residentProver {
 func (r *residency) forget(rc *resident) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.circuits[rc.size] == rc && rc.state == residentFailed {
-		delete(r.circuits, rc.size)
+	if r.circuits[rc.key] == rc && rc.state == residentFailed {
+		delete(r.circuits, rc.key)
 	}
 }
 
@@ -280,7 +278,7 @@ func (rc *resident) idleLocked() bool {
 // has reached evict_idle; its bytes return to the budget (a broadcast) once it
 // is closed. It returns whether it evicted one, and otherwise when an idle
 // circuit will become evictable (zero if none will).
-func (r *residency) evictIdle(keep uint64) (bool, time.Time) {
+func (r *residency) evictIdle(keep circuitKey) (bool, time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -290,7 +288,7 @@ func (r *residency) evictIdle(keep uint64) (bool, time.Time) {
 	var wake time.Time
 	now := time.Now()
 	for _, rc := range r.circuits {
-		if rc.size == keep || !rc.idleLocked() {
+		if rc.key == keep || !rc.idleLocked() {
 			continue
 		}
 		if at := rc.lastUsed.Add(r.minIdle); at.After(now) {
@@ -306,9 +304,9 @@ func (r *residency) evictIdle(keep uint64) (bool, time.Time) {
 	if victim == nil {
 		return false, wake
 	}
-	delete(r.circuits, victim.size)
+	delete(r.circuits, victim.key)
 	victim.state = residentEvicted
-	r.log.Info("evicting idle circuit under memory pressure", "proof", victim.proof.Name, "bytes", victim.bytes, "idle", now.Sub(victim.lastUsed))
+	r.log.Info("evicting idle circuit under memory pressure", "proof", victim.spec.Name, "bytes", victim.bytes, "idle", now.Sub(victim.lastUsed))
 	r.m.circuitLoads.WithLabelValues("evicted").Inc()
 	r.wg.Add(1)
 	go func() {
@@ -324,13 +322,13 @@ func (r *residency) closeResident(rc *resident) {
 	for gpu, pe := range rc.provers {
 		if pe.prover != nil {
 			if err := pe.prover.Close(); err != nil {
-				r.log.Warn("closing prover", "proof", rc.proof.Name, "gpu", gpu, "err", err)
+				r.log.Warn("closing prover", "proof", rc.spec.Name, "gpu", gpu, "err", err)
 			}
 		}
 	}
 	if rc.circuit != nil {
 		if err := rc.circuit.Close(); err != nil {
-			r.log.Warn("closing circuit", "proof", rc.proof.Name, "err", err)
+			r.log.Warn("closing circuit", "proof", rc.spec.Name, "err", err)
 		}
 	}
 }
@@ -339,7 +337,7 @@ func (r *residency) closeResident(rc *resident) {
 func (r *residency) closeAll() {
 	r.mu.Lock()
 	all := r.circuits
-	r.circuits = map[uint64]*resident{}
+	r.circuits = map[circuitKey]*resident{}
 	r.mu.Unlock()
 	for _, rc := range all {
 		if rc.state == residentReady {
@@ -351,6 +349,7 @@ func (r *residency) closeAll() {
 
 // CircuitStatus is one resident circuit.
 type CircuitStatus struct {
+	Kind           Kind           `json:"kind"`
 	SectorSize     uint64         `json:"sector_size"`
 	ProofType      string         `json:"registered_proof"` // the type it was loaded for
 	State          string         `json:"state"`            // loading, ready or failed
@@ -380,7 +379,7 @@ func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, rc := range r.circuits {
-		cs := CircuitStatus{SectorSize: rc.size, ProofType: rc.proof.Name, State: rc.state.String(),
+		cs := CircuitStatus{Kind: rc.key.kind, SectorSize: rc.key.size, ProofType: rc.spec.Name, State: rc.state.String(),
 			Error: errString(rc.err), Bytes: rc.bytes, InFlight: rc.inFlight, LoadTime: rc.loadTime, Progress: rc.progress}
 		switch rc.state {
 		case residentLoading:
@@ -401,7 +400,12 @@ func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
 		sort.Slice(cs.Provers, func(i, j int) bool { return cs.Provers[i].GPU < cs.Provers[j].GPU })
 		out = append(out, cs)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].SectorSize < out[j].SectorSize })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].SectorSize < out[j].SectorSize
+	})
 	return out, residentBytes
 }
 

@@ -16,8 +16,9 @@ import (
 
 // nextSynthesis blocks until a partition may be synthesised — the first in
 // the engine's order whose circuit is resident and whose bytes fit in the
-// budget — and returns it with its bytes reserved.
-func (e *Engine) nextSynthesis() (*partition, error) {
+// budget — and returns it with its bytes reserved. A critical lane's worker
+// takes only critical jobs' partitions.
+func (e *Engine) nextSynthesis(critical bool) (*partition, error) {
 	for {
 		ch := e.changed.wait()
 		e.mu.Lock()
@@ -25,7 +26,7 @@ func (e *Engine) nextSynthesis() (*partition, error) {
 			e.mu.Unlock()
 			return nil, ErrClosed
 		}
-		p, wake := e.dispatchLocked()
+		p, wake := e.dispatchLocked(critical)
 		e.mu.Unlock()
 		if p != nil {
 			return p, nil
@@ -57,13 +58,21 @@ func (e *Engine) sleep(ch <-chan struct{}, wake time.Time) error {
 // returns nil (and when to look again, if a timer should wake the caller).
 // It never skips ahead: while the first job waits for its circuit or for
 // memory, no later job starts, so the budget goes to jobs in order and a big
-// partition is never starved by small ones.
-func (e *Engine) dispatchLocked() (*partition, time.Time) {
+// partition is never starved by small ones. Only critical jobs may take the
+// budget's critical reserve; with critical set only they are taken at all.
+func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 	for e.queue.Len() > 0 {
 		j := e.queue[0]
 		if j.state.Final() {
 			heap.Pop(&e.queue)
 			continue
+		}
+		if critical && j.prio < PriorityCritical {
+			return nil, time.Time{}
+		}
+		keep := int64(e.cfg.Memory.CriticalReserve)
+		if j.prio >= PriorityCritical {
+			keep = 0
 		}
 		if j.res != nil {
 			if st, _ := e.res.state(j.res); st != residentReady {
@@ -71,17 +80,17 @@ func (e *Engine) dispatchLocked() (*partition, time.Time) {
 			}
 		}
 		if j.res == nil {
-			rc := e.res.lookup(uint64(j.proof.SectorSize))
+			rc := e.res.lookup(j.spec.key())
 			if rc == nil {
 				total := e.budget.status().Budget
 				if j.circuitEst > total {
 					e.finishLocked(j, JobFailed, &BudgetError{Job: j.id, Circuit: j.circuitEst, Budget: total})
 					continue
 				}
-				if e.res.startLoad(j.proof, j.circuitEst) {
+				if e.res.startLoad(j.spec, j.circuitEst, keep) {
 					return nil, time.Time{} // a broadcast comes when it is loaded
 				}
-				return nil, e.makeRoomLocked(uint64(j.proof.SectorSize), j.circuitEst)
+				return nil, e.makeRoomLocked(j.spec.key(), j.circuitEst+keep)
 			}
 			switch st, err := e.res.state(rc); st {
 			case residentLoading:
@@ -99,8 +108,8 @@ func (e *Engine) dispatchLocked() (*partition, time.Time) {
 			e.finishLocked(j, JobFailed, &BudgetError{Job: j.id, Circuit: rc.bytes, Partition: pb, Budget: total})
 			continue
 		}
-		if !e.budget.tryReserve(pb) {
-			return nil, e.makeRoomLocked(rc.size, pb)
+		if !e.budget.tryReserveKeeping(pb, keep) {
+			return nil, e.makeRoomLocked(rc.key, pb+keep)
 		}
 		now := time.Now()
 		k := j.next
@@ -115,7 +124,7 @@ func (e *Engine) dispatchLocked() (*partition, time.Time) {
 		}
 		j.inFlight++
 		e.res.use(rc)
-		p := &partition{job: j, k: k, bytes: pb, res: rc, c1: j.c1, heapIndex: -1}
+		p := &partition{job: j, k: k, bytes: pb, res: rc, in: j.in, heapIndex: -1}
 		p.t = PartitionTiming{Partition: k, GPU: -1, Queue: now.Sub(j.submitted)}
 		e.m.observe(StageQueue, p.t.Queue.Seconds())
 		e.tl.emit(TimelineEvent{Time: j.submitted, Job: j.id, Partition: k, GPU: -1, Stage: StageQueue, Event: "start"})
@@ -129,7 +138,7 @@ func (e *Engine) dispatchLocked() (*partition, time.Time) {
 // the partitions in flight are done, it waits for that; only when the resident
 // circuits themselves leave too little room does it evict an idle one (not
 // keep's). It returns when to look again if a timer must wake the caller.
-func (e *Engine) makeRoomLocked(keep uint64, need int64) time.Time {
+func (e *Engine) makeRoomLocked(keep circuitKey, need int64) time.Time {
 	if e.res.residentBytes()+need <= e.budget.status().Budget {
 		return time.Time{}
 	}
@@ -138,7 +147,9 @@ func (e *Engine) makeRoomLocked(keep uint64, need int64) time.Time {
 }
 
 // pushReady puts a synthesised partition in the GPU queue, waiting while the
-// queue is full; a partition whose job ended meanwhile is dropped.
+// queue is full (a critical job's partition does not wait: the queue's depth
+// bounds the memory of normal work, and a critical partition's is reserved);
+// a partition whose job ended meanwhile is dropped.
 func (e *Engine) pushReady(p *partition) {
 	for {
 		ch := e.changed.wait()
@@ -148,7 +159,7 @@ func (e *Engine) pushReady(p *partition) {
 			e.mu.Unlock()
 			return
 		}
-		if e.ready.Len() < e.cfg.Queue.GPUQueueDepth {
+		if e.ready.Len() < e.cfg.Queue.GPUQueueDepth || (e.cfg.Queue.CriticalLane && p.job.prio >= PriorityCritical) {
 			p.readyAt = time.Now()
 			heap.Push(&e.ready, p)
 			e.tl.emit(TimelineEvent{Time: p.readyAt, Job: p.job.id, Partition: p.k, GPU: -1, Stage: StageGPUQueue, Event: "start"})
@@ -166,8 +177,9 @@ func (e *Engine) pushReady(p *partition) {
 	}
 }
 
-// nextReady blocks until the GPU queue has a partition and takes the first.
-func (e *Engine) nextReady() (*partition, error) {
+// nextReady blocks until the GPU queue has a partition and takes the first;
+// a critical lane's worker takes only critical jobs' partitions.
+func (e *Engine) nextReady(critical bool) (*partition, error) {
 	for {
 		ch := e.changed.wait()
 		e.mu.Lock()
@@ -176,6 +188,9 @@ func (e *Engine) nextReady() (*partition, error) {
 			return nil, ErrClosed
 		}
 		for e.ready.Len() > 0 {
+			if critical && e.ready[0].job.prio < PriorityCritical {
+				break
+			}
 			p := heap.Pop(&e.ready).(*partition)
 			if p.job.state.Final() {
 				e.dropLocked(p, "dropped")
@@ -303,7 +318,7 @@ func (e *Engine) finishLocked(j *job, state JobState, err error) {
 	for _, p := range e.ready.removeJob(j) {
 		e.dropLocked(p, "dropped")
 	}
-	j.c1 = nil
+	j.in = nil
 	j.stop()
 	j.cancel(errFinished)
 	close(j.done)

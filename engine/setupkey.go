@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/filc2/filc2/proofs/abi"
-	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
@@ -47,8 +45,14 @@ type SetupLoader interface {
 // Name implements Backend.
 func (s *SetupKey) Name() string { return "setup-key/" + s.GPU.Name() }
 
-// CheckC1 implements Backend as C2 does: structure and vanilla proofs.
-func (s *SetupKey) CheckC1(ctx context.Context, _ abi.SealProof, c *c1.Commit1Out) error {
+// Check implements Backend as Proofs does for PoRep: structure and vanilla
+// proofs. It proves PoRep only.
+func (s *SetupKey) Check(ctx context.Context, in Input) error {
+	pr, err := poRepOnly(s.Name(), in)
+	if err != nil {
+		return err
+	}
+	c := pr.C1
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -62,13 +66,21 @@ func (s *SetupKey) circuits() *recordedCircuits {
 
 // CircuitBytes implements Backend: the recorded circuit, and the key when the
 // GPU backend keeps it on the host.
-func (s *SetupKey) CircuitBytes(p abi.SealProof) (int64, error) {
+func (s *SetupKey) CircuitBytes(spec CircuitSpec) (int64, error) {
+	p, err := poRepSpec(s.Name(), spec)
+	if err != nil {
+		return 0, err
+	}
 	return s.circuits().circuitBytes(p, s.GPU, false)
 }
 
 // LoadCircuit implements Backend: the recorded circuit; the verifying key
 // comes with the first prover.
-func (s *SetupKey) LoadCircuit(ctx context.Context, p abi.SealProof, progress func(done, total int64)) (Circuit, error) {
+func (s *SetupKey) LoadCircuit(ctx context.Context, spec CircuitSpec, progress func(done, total int64)) (Circuit, error) {
+	p, err := poRepSpec(s.Name(), spec)
+	if err != nil {
+		return nil, err
+	}
 	if _, ok := s.GPU.(SetupLoader); !ok || !setupCapable(s.GPU) {
 		return nil, fmt.Errorf("engine: the %s GPU backend runs no setups", s.GPU.Name())
 	}
@@ -142,7 +154,12 @@ func (c *setupCircuit) setVK(vk *groth16.VerifyingKey) error {
 	return nil
 }
 
-func (c *setupCircuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {
+func (c *setupCircuit) Verify(in Input, k int, proof *groth16.Proof) error {
+	pr, err := poRepInput(in)
+	if err != nil {
+		return err
+	}
+	p, out := pr.Proof, pr.C1
 	c.mu.Lock()
 	pvk := c.pvk
 	c.mu.Unlock()

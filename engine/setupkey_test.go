@@ -54,7 +54,7 @@ func TestSetupKeyBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ve *porep.VanillaError
-	if err := s.CheckC1(ctx, proof2K, random); !errors.As(err, &ve) {
+	if err := s.Check(ctx, &PoRep{Proof: proof2K, C1: random}); !errors.As(err, &ve) {
 		t.Fatalf("a random C1: %v", err)
 	}
 	in := porep.SparseInput{Proof: proof2K, ProverID: porep.ProverID(1000), SectorID: 3}
@@ -63,15 +63,15 @@ func TestSetupKeyBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CheckC1(ctx, proof2K, sparse); err != nil {
+	if err := s.Check(ctx, &PoRep{Proof: proof2K, C1: sparse}); err != nil {
 		t.Fatalf("a sparse C1: %v", err)
 	}
 
-	c, err := s.LoadCircuit(ctx, proof2K, func(int64, int64) {})
+	c, err := s.LoadCircuit(ctx, (&PoRep{Proof: proof2K}).Circuit(), func(int64, int64) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Verify(proof2K, sparse, 0, &groth16.Proof{}); err == nil || !strings.Contains(err.Error(), "no verifying key") {
+	if err := c.Verify(&PoRep{Proof: proof2K, C1: sparse}, 0, &groth16.Proof{}); err == nil || !strings.Contains(err.Error(), "no verifying key") {
 		t.Fatalf("verify before any prover: %v", err)
 	}
 	for _, g := range []int{0, 1} {
@@ -90,12 +90,12 @@ func TestSetupKeyBackend(t *testing.T) {
 	}
 	// A proof that is no proof of this statement fails verification.
 	_, _, g1, g2 := bls.Generators()
-	if err := c.Verify(proof2K, sparse, 0, &groth16.Proof{A: g1, B: g2, C: g1}); err == nil {
+	if err := c.Verify(&PoRep{Proof: proof2K, C1: sparse}, 0, &groth16.Proof{A: g1, B: g2, C: g1}); err == nil {
 		t.Fatal("a junk proof verified")
 	}
 
 	none := &SetupKey{GPU: Staged{Label: "nosetup"}}
-	if _, err := none.LoadCircuit(ctx, proof2K, func(int64, int64) {}); err == nil || !strings.Contains(err.Error(), "no setups") {
+	if _, err := none.LoadCircuit(ctx, (&PoRep{Proof: proof2K}).Circuit(), func(int64, int64) {}); err == nil || !strings.Contains(err.Error(), "no setups") {
 		t.Fatalf("a GPU backend without setups: %v", err)
 	}
 }

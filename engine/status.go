@@ -24,6 +24,7 @@ type Status struct {
 // JobStatus is one job's progress.
 type JobStatus struct {
 	ID         JobID     `json:"id"`
+	Kind       Kind      `json:"kind"`
 	ProofType  string    `json:"registered_proof"`
 	State      JobState  `json:"state"`
 	Priority   Priority  `json:"priority"`
@@ -128,7 +129,7 @@ func (e *Engine) Job(id JobID) (JobStatus, error) {
 
 // status snapshots j (e.mu held).
 func (j *job) status() JobStatus {
-	return JobStatus{ID: j.id, ProofType: j.proof.Name, State: j.state, Priority: j.prio, Partitions: j.n,
+	return JobStatus{ID: j.id, Kind: j.kind, ProofType: j.name, State: j.state, Priority: j.prio, Partitions: j.n,
 		Dispatched: j.next, Proved: j.proved, InFlight: j.inFlight, Submitted: j.submitted, Started: j.started,
 		Finished: j.finished, Deadline: j.deadline, Error: errString(j.err)}
 }

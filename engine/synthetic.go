@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/filc2/filc2/proofs/abi"
-	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
 )
@@ -53,16 +51,24 @@ func isSynthetic(b Backend) bool {
 // Name implements Backend.
 func (s *Synthetic) Name() string { return "synthetic/" + s.GPU.Name() }
 
-// CheckC1 implements Backend with the structural rules only (c1.Validate):
-// the vanilla proofs of a synthetic C1 do not check.
-func (s *Synthetic) CheckC1(_ context.Context, _ abi.SealProof, c *c1.Commit1Out) error {
-	return c.Validate()
+// Check implements Backend with the structural rules only (c1.Validate):
+// the vanilla proofs of a synthetic C1 do not check. It proves PoRep only.
+func (s *Synthetic) Check(_ context.Context, in Input) error {
+	pr, err := poRepOnly(s.Name(), in)
+	if err != nil {
+		return err
+	}
+	return pr.C1.Validate()
 }
 
 // CircuitBytes implements Backend: the cached recorded circuit's size, or an
 // estimate from the circuit's counts, plus the synthetic key when the GPU
 // backend keeps it on the host (a WholeProof).
-func (s *Synthetic) CircuitBytes(p abi.SealProof) (int64, error) {
+func (s *Synthetic) CircuitBytes(spec CircuitSpec) (int64, error) {
+	p, err := poRepSpec(s.Name(), spec)
+	if err != nil {
+		return 0, err
+	}
 	return s.circuits().circuitBytes(p, s.GPU, true)
 }
 
@@ -75,7 +81,11 @@ func (s *Synthetic) circuits() *recordedCircuits {
 // LoadCircuit implements Backend: the recorded circuit, from PCEDir when
 // cached there (recorded and written there first otherwise), and a synthetic
 // verifying key with its input count for Verify.
-func (s *Synthetic) LoadCircuit(ctx context.Context, p abi.SealProof, progress func(done, total int64)) (Circuit, error) {
+func (s *Synthetic) LoadCircuit(ctx context.Context, spec CircuitSpec, progress func(done, total int64)) (Circuit, error) {
+	p, err := poRepSpec(s.Name(), spec)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := s.loader(); err != nil {
 		return nil, err
 	}
@@ -125,7 +135,12 @@ type syntheticCircuit struct {
 // Verify does a real verification's work — the public inputs from the
 // graph, the IC multi-exponentiation, the pairings — against the synthetic
 // verifying key, and returns ErrUnverified (or the error that stopped it).
-func (c *syntheticCircuit) Verify(p abi.SealProof, out *c1.Commit1Out, k int, proof *groth16.Proof) error {
+func (c *syntheticCircuit) Verify(in Input, k int, proof *groth16.Proof) error {
+	pr, err := poRepInput(in)
+	if err != nil {
+		return err
+	}
+	p, out := pr.Proof, pr.C1
 	public, err := porep.PublicInputs(p, out.ReplicaID, out.CommD, out.CommR, out.Seed, k)
 	if err != nil {
 		return fmt.Errorf("partition %d public inputs: %w", k, err)

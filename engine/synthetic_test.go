@@ -118,23 +118,23 @@ func TestSyntheticBackendChecks(t *testing.T) {
 	if !isSynthetic(s) || !strings.HasPrefix(s.Name(), "synthetic/") {
 		t.Fatalf("%s is not synthetic", s.Name())
 	}
-	if isSynthetic(&C2{GPU: CPUWholeProof(1)}) {
-		t.Fatal("C2 is synthetic")
+	if isSynthetic(&Proofs{GPU: CPUWholeProof(1)}) {
+		t.Fatal("Proofs is synthetic")
 	}
 	out, err := porep.SyntheticC1(proof32G, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CheckC1(context.Background(), proof32G, out); err != nil {
+	if err := s.Check(context.Background(), &PoRep{Proof: proof32G, C1: out}); err != nil {
 		t.Fatalf("a synthetic C1: %v", err)
 	}
 	out.VanillaProofs.Partitions[2] = out.VanillaProofs.Partitions[2][:5]
 	var ve *c1.ValidationError
-	if err := s.CheckC1(context.Background(), proof32G, out); !errors.As(err, &ve) {
+	if err := s.Check(context.Background(), &PoRep{Proof: proof32G, C1: out}); !errors.As(err, &ve) {
 		t.Fatalf("a truncated C1: %v", err)
 	}
 	noKeys := &Synthetic{GPU: Staged{Label: "nokeys"}}
-	if _, err := noKeys.LoadCircuit(context.Background(), proof2K, func(int64, int64) {}); err == nil || !strings.Contains(err.Error(), "no synthetic keys") {
+	if _, err := noKeys.LoadCircuit(context.Background(), (&PoRep{Proof: proof2K}).Circuit(), func(int64, int64) {}); err == nil || !strings.Contains(err.Error(), "no synthetic keys") {
 		t.Fatalf("a GPU backend without synthetic keys: %v", err)
 	}
 	if _, err := (Staged{Label: "nokeys"}).LoadSyntheticProver(context.Background(), 0, nil, 1); err == nil {

@@ -88,7 +88,7 @@ func TestTimelineSVG(t *testing.T) {
 	}
 	root := parseSVG(t, buf.Bytes())
 	names, bars := svgRows(root)
-	want := "[synth-0 synth-1 gpu0/w0 gpu0/w1 gpu0 kernels gpu1/w0 gpu1/w1 gpu1 kernels loader]"
+	want := "[synth-0 synth-1 synth-critical gpu0/w0 gpu0/w1 gpu0/critical gpu0 kernels gpu1/w0 gpu1/w1 gpu1/critical gpu1 kernels loader]"
 	if fmt.Sprint(names) != want {
 		t.Fatalf("rows %v, want %s", names, want)
 	}
@@ -157,7 +157,7 @@ func TestTimelineSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	names, bars = svgRows(parseSVG(t, buf.Bytes()))
-	if len(names) != 8 || len(bars) != 0 {
+	if len(names) != 11 || len(bars) != 0 {
 		t.Fatalf("an empty window: rows %v, %d rows with bars", names, len(bars))
 	}
 }

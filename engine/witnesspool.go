@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/filc2/filc2/proofs/abi"
-	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
@@ -75,13 +73,17 @@ func newPartitionSynth(c *r1cs.Circuit, shape porep.CircuitShape, gpu GPUBackend
 func (s *partitionSynth) PartitionBytes() int64 { return s.partBytes }
 
 // Synthesize implements Circuit with c2.Witness.
-func (s *partitionSynth) Synthesize(ctx context.Context, _ abi.SealProof, out *c1.Commit1Out, k int) (*groth16.Assignment, error) {
+func (s *partitionSynth) Synthesize(ctx context.Context, in Input, k int) (*groth16.Assignment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in, err := porep.PartitionInputFromC1(out, k)
+	pr, err := poRepInput(in)
 	if err != nil {
 		return nil, err
 	}
-	return c2.Witness(s.shape, in, s.circuit, s.options()...)
+	pin, err := porep.PartitionInputFromC1(pr.C1, k)
+	if err != nil {
+		return nil, err
+	}
+	return c2.Witness(s.shape, pin, s.circuit, s.options()...)
 }

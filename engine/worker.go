@@ -18,11 +18,12 @@ type workerState struct {
 }
 
 // synthesisWorker synthesises partitions in the engine's order, each with its
-// bytes reserved before it starts, and hands them to the GPU queue.
-func (e *Engine) synthesisWorker(w *workerState) {
+// bytes reserved before it starts, and hands them to the GPU queue; a
+// critical lane's worker (critical set) only critical jobs' partitions.
+func (e *Engine) synthesisWorker(w *workerState, critical bool) {
 	defer e.wg.Done()
 	for {
-		p, err := e.nextSynthesis()
+		p, err := e.nextSynthesis(critical)
 		if err != nil {
 			return
 		}
@@ -34,7 +35,7 @@ func (e *Engine) synthesisWorker(w *workerState) {
 func (e *Engine) synthesize(w *workerState, p *partition) {
 	j := p.job
 	err := e.stage(w, p, StageSynthesis, &p.t.Synthesis, func() (err error) {
-		p.w, err = p.res.circuit.Synthesize(j.ctx, j.proof, p.c1, p.k)
+		p.w, err = p.res.circuit.Synthesize(j.ctx, p.in, p.k)
 		return err
 	})
 	if err != nil {
@@ -45,12 +46,13 @@ func (e *Engine) synthesize(w *workerState, p *partition) {
 }
 
 // gpuWorker proves partitions from the GPU queue on its GPU, holding the
-// GPU's lock only around the kernel section.
-func (e *Engine) gpuWorker(w *workerState) {
+// GPU's lock only around the kernel section; a critical lane's worker
+// (critical set) only critical jobs' partitions.
+func (e *Engine) gpuWorker(w *workerState, critical bool) {
 	defer e.wg.Done()
 	lock := e.locks[w.gpu]
 	for {
-		p, err := e.nextReady()
+		p, err := e.nextReady(critical)
 		if err != nil {
 			return
 		}
@@ -96,7 +98,7 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		}
 	}
 
-	holder := lockHolder{worker: w.name, job: j.id, partition: p.k}
+	holder := lockHolder{worker: w.name, job: j.id, partition: p.k, prio: j.prio}
 	if err := e.stage(w, p, StageLockWait, &p.t.LockWait, func() error { return lock.lockAs(ctx, holder) }); err != nil {
 		release(prep)
 		e.failPartition(p, StageLockWait, err)
@@ -140,7 +142,7 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		return
 	}
 	err = e.stage(w, p, StageVerify, &p.t.Verify, func() error {
-		return p.res.circuit.Verify(j.proof, p.c1, p.k, proof)
+		return p.res.circuit.Verify(p.in, p.k, proof)
 	})
 	switch {
 	case err == nil:

@@ -40,7 +40,7 @@ func TestEngineCUDA(t *testing.T) {
 		},
 		Working: HostWorkingBytes,
 	}
-	e, err := engine.New(cfg, &engine.C2{ParamsDir: dir, GPU: gpu}, engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	e, err := engine.New(cfg, &engine.Proofs{ParamsDir: dir, GPU: gpu}, engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

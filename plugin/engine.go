@@ -10,6 +10,7 @@ import (
 	"github.com/filc2/filc2/engine"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c2"
+	"github.com/filc2/filc2/proofs/post"
 )
 
 // NewEngineService returns a LocalService whose jobs are proved by e: the
@@ -27,7 +28,7 @@ func NewEngineService(e *engine.Engine, cfg LocalConfig) *LocalService {
 	}
 	cfg.Describe = func(st *Status) {
 		es := e.Status()
-		st.Backend = strings.TrimPrefix(es.Backend, "c2/")
+		st.Backend = strings.TrimPrefix(es.Backend, "proofs/")
 		st.Engine = &es
 		st.Circuits = st.Circuits[:0]
 		for _, c := range es.Circuits {
@@ -37,6 +38,8 @@ func NewEngineService(e *engine.Engine, cfg LocalConfig) *LocalService {
 			ci := Circuit{ProofType: c.ProofType, SectorSize: c.SectorSize, LoadNS: c.LoadTime, Loaded: time.Now().Add(-c.Idle)}
 			if p, err := abi.ParseName(c.ProofType); err == nil {
 				ci.Params = c2.FilesIn(cfg.ParamsDir, p).Params
+			} else if p, err := abi.ParsePoStName(c.ProofType); err == nil {
+				ci.Params = post.FilesIn(cfg.ParamsDir, p).Params
 			}
 			st.Circuits = append(st.Circuits, ci)
 		}

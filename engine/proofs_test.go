@@ -31,12 +31,12 @@ func TestC2Backend2KiB(t *testing.T) {
 	cfg.GPU.Devices = []int{0}
 	cfg.Synthesis.Workers = 1
 	cfg.Memory.Budget = 6 * GiB
-	e, err := New(cfg, &C2{ParamsDir: dir, GPU: CPUWholeProof(0)}, WithLogger(discard()))
+	e, err := New(cfg, &Proofs{ParamsDir: dir, GPU: CPUWholeProof(0)}, WithLogger(discard()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if e.backend.Name() != "c2/cpu" {
+	if e.backend.Name() != "proofs/cpu" {
 		t.Fatalf("backend %s", e.backend.Name())
 	}
 	// A C1 whose vanilla proofs do not check is the caller's error.
@@ -100,8 +100,8 @@ func TestC2CircuitWitnessReuse(t *testing.T) {
 	ctx := context.Background()
 	p := proof2K
 	dir := testparams.Dir(t, p)
-	b := &C2{ParamsDir: dir, GPU: CPUWholeProof(0)}
-	circ, err := b.LoadCircuit(ctx, p, func(int64, int64) {})
+	b := &Proofs{ParamsDir: dir, GPU: CPUWholeProof(0)}
+	circ, err := b.LoadCircuit(ctx, (&PoRep{Proof: p}).Circuit(), func(int64, int64) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestC2CircuitWitnessReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := cc.Synthesize(ctx, p, out, 0)
+	first, err := cc.Synthesize(ctx, &PoRep{Proof: p, C1: out}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestC2CircuitWitnessReuse(t *testing.T) {
 		first.Aux[i].SetUint64(uint64(i))
 	}
 	cc.Recycle(first)
-	again, err := cc.Synthesize(ctx, p, out, 0)
+	again, err := cc.Synthesize(ctx, &PoRep{Proof: p, C1: out}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
