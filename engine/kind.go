@@ -135,6 +135,10 @@ func (in *PoRep) Fingerprint() [32]byte {
 type PoSt struct {
 	Partition  *fallback.Partition
 	Randomness fallback.Randomness // already masked to a field element
+	// Checked says the caller ran Partition.Check(Randomness) already (the
+	// Prover API does, to refuse bad input before queueing): the backend
+	// does not run it again (a 32GiB WindowPoSt's check is a second).
+	Checked bool
 }
 
 // NewPoSt arranges the vanilla proofs of sectors (in the verifier's order)

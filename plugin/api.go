@@ -74,7 +74,8 @@ type Proof []byte
 // idempotency key of ProveRequest); otherwise the server mints a UUID.
 type JobID string
 
-// ProveRequest asks for one SealCommit2 job.
+// ProveRequest asks for one proving job: a SealCommit2 (Sector and
+// Commit1Out), or with PoSt set a WindowPoSt partition or a WinningPoSt.
 type ProveRequest struct {
 	// ID is the idempotency key: submitting a request with the ID of a job
 	// that is queued, running or done returns that job instead of starting
@@ -88,8 +89,32 @@ type ProveRequest struct {
 	// Commit1Out is the C1 output to prove.
 	Commit1Out Commit1Out
 	// Priority orders the queue: higher first, first come first served
-	// within a priority.
+	// within a priority. A PoSt runs at least at its kind's priority
+	// (WinningPoSt 2, critical; WindowPoSt 1, high).
 	Priority int
+	// PoSt, when set, asks for a PoSt instead of a SealCommit2: Commit1Out
+	// must then be empty and Sector.ID.Miner alone is read (for logs).
+	PoSt *PoStRequest `json:",omitempty"`
+}
+
+// PoStRequest is a WindowPoSt partition or a WinningPoSt to prove from the
+// sectors' vanilla proofs, what lotus's
+// GenerateSinglePartitionWindowPoStWithVanilla and
+// GenerateWinningPoStWithVanilla take.
+type PoStRequest struct {
+	// ProofType is the PoSt type as go-state-types numbers it: Winning 0–4,
+	// Window V1 5–9, Window V1_1 10–14 (mainnet WindowPoSt).
+	ProofType abi.RegisteredPoStProof
+	// Randomness is the 32-byte challenge randomness; its top two bits are
+	// cleared, as lotus and curio do before they hand it to a prover.
+	Randomness []byte
+	// VanillaProofs holds one bincode FallbackPoStSectorProof per sector
+	// (generate_single_vanilla_proof's output), in the order the verifier
+	// lists the sectors; base64 in JSON.
+	VanillaProofs [][]byte
+	// Partition is the WindowPoSt partition index (0 for WinningPoSt, and
+	// for curio's one-partition jobs).
+	Partition int
 }
 
 // JobState is where a job is in its life.
@@ -138,6 +163,7 @@ func partitionTimings(ts []c2.PartitionTiming) []PartitionTiming {
 // JobInfo describes a queued or running job in Status.
 type JobInfo struct {
 	ID        JobID
+	Kind      string `json:",omitempty"` // "porep" (also when empty), "window-post", "winning-post"
 	Sector    SectorRef
 	Priority  int
 	State     JobState

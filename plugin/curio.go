@@ -59,8 +59,9 @@ type CuzkConfig struct {
 }
 
 // CuzkService is the cuzk.v1.ProvingEngine gRPC service over a Prover: what
-// curio's [Cuzk] client calls. It proves POREP_SEAL_COMMIT; the other
-// kinds are answered UNIMPLEMENTED.
+// curio's [Cuzk] client calls. It proves POREP_SEAL_COMMIT,
+// WINDOW_POST_PARTITION and WINNING_POST; SNAP_DEALS_UPDATE is answered
+// UNIMPLEMENTED.
 //
 //	SubmitProof  validate and queue (Submit); request_id is the job id
 //	AwaitProof   wait (Await), at most timeout_ms: COMPLETED with the proof,
@@ -135,18 +136,21 @@ func (s *CuzkService) recovered(method string, err *error) {
 	}
 }
 
-// proveRequest turns a SubmitProofRequest into a ProveRequest, refusing
-// kinds other than POREP_SEAL_COMMIT.
+// proveRequest turns a SubmitProofRequest into a ProveRequest:
+// POREP_SEAL_COMMIT, WINDOW_POST_PARTITION and WINNING_POST; SNAP_DEALS_UPDATE
+// is refused as unimplemented.
 func proveRequest(r *cuzkv1.SubmitProofRequest) (ProveRequest, error) {
 	if r == nil {
 		return ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: no request (Prove needs submit)")
 	}
 	switch k := r.GetProofKind(); k {
 	case cuzkv1.ProofKind_POREP_SEAL_COMMIT:
-	case cuzkv1.ProofKind_SNAP_DEALS_UPDATE, cuzkv1.ProofKind_WINDOW_POST_PARTITION, cuzkv1.ProofKind_WINNING_POST:
-		return ProveRequest{}, status.Errorf(codes.Unimplemented, "unsupported: proof kind %s; filc2 proves POREP_SEAL_COMMIT (SealCommit2) only", k)
+	case cuzkv1.ProofKind_WINDOW_POST_PARTITION, cuzkv1.ProofKind_WINNING_POST:
+		return postRequest(r)
+	case cuzkv1.ProofKind_SNAP_DEALS_UPDATE:
+		return ProveRequest{}, status.Errorf(codes.Unimplemented, "unsupported: proof kind %s; filc2 proves POREP_SEAL_COMMIT, WINDOW_POST_PARTITION and WINNING_POST", k)
 	default:
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: proof_kind %d: want POREP_SEAL_COMMIT", int32(k))
+		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: proof_kind %d: want POREP_SEAL_COMMIT, WINDOW_POST_PARTITION or WINNING_POST", int32(k))
 	}
 	if r.GetRegisteredProof() > math.MaxInt64 {
 		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredSealProof", r.GetRegisteredProof())
@@ -173,6 +177,59 @@ func proveRequest(r *cuzkv1.SubmitProofRequest) (ProveRequest, error) {
 		Commit1Out: r.GetVanillaProof(),
 		Priority:   cuzkPriority(r.GetPriority()),
 	}, nil
+}
+
+// postRequest is proveRequest for WINDOW_POST_PARTITION and WINNING_POST,
+// with the fields curio's WindowPoStCuzk and WinningPoStCuzk set:
+// registered_proof an abi.RegisteredPoStProof of the kind, randomness (32
+// bytes, masked by curio and again here), vanilla_proofs one bincode
+// FallbackPoStSectorProof per sector, partition_index, miner_id.
+func postRequest(r *cuzkv1.SubmitProofRequest) (ProveRequest, error) {
+	if r.GetRegisteredProof() > math.MaxInt64 {
+		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredPoStProof", r.GetRegisteredProof())
+	}
+	pt := abi.RegisteredPoStProof(r.GetRegisteredProof())
+	p, err := fabi.LookupPoSt(pt)
+	if err != nil {
+		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof: %v", err)
+	}
+	want := fabi.Window
+	if r.GetProofKind() == cuzkv1.ProofKind_WINNING_POST {
+		want = fabi.Winning
+	}
+	if p.Kind != want {
+		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is %s, not a %s type", pt, p.Name, r.GetProofKind())
+	}
+	if ss := r.GetSectorSize(); ss != 0 && ss != uint64(p.SectorSize) {
+		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: sector_size %d, but registered_proof %d (%s) has %d-byte sectors",
+			ss, pt, p.Name, uint64(p.SectorSize))
+	}
+	if len(r.GetVanillaProof()) != 0 {
+		return ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: vanilla_proof is set: a PoSt's per-sector vanilla proofs go in vanilla_proofs")
+	}
+	return ProveRequest{
+		ID:       JobID(r.GetRequestId()),
+		Sector:   SectorRef{ID: abi.SectorID{Miner: abi.ActorID(r.GetMinerId())}},
+		Priority: cuzkPriority(r.GetPriority()),
+		PoSt: &PoStRequest{ProofType: pt, Randomness: r.GetRandomness(), VanillaProofs: r.GetVanillaProofs(),
+			Partition: int(r.GetPartitionIndex())},
+	}, nil
+}
+
+// contentDigest identifies a request's content for a reused request_id.
+func contentDigest(req ProveRequest) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(req.Commit1Out)
+	if ps := req.PoSt; ps != nil {
+		fmt.Fprintf(h, "post %d %d %x", ps.ProofType, ps.Partition, ps.Randomness)
+		for _, v := range ps.VanillaProofs {
+			fmt.Fprintf(h, " %d:", len(v))
+			h.Write(v)
+		}
+	}
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
 }
 
 // cuzkPriority maps cuzk's priorities onto the Prover's: NORMAL (and
@@ -228,8 +285,10 @@ func grpcError(ctx context.Context, err error) error {
 }
 
 // submit validates and queues r. A request_id already used for another
-// request (curio reuses "porep-<miner>-<number>" when it retries a task)
-// gets the content's digest appended instead of being refused.
+// request gets the content's digest appended instead of being refused:
+// curio reuses "porep-<miner>-<number>" when it retries a task, and
+// "wdpost-<miner>-0-<randomness>" for the two chain partitions of one
+// deadline, which must be two jobs, not one.
 func (s *CuzkService) submit(ctx context.Context, r *cuzkv1.SubmitProofRequest) (JobID, error) {
 	req, err := proveRequest(r)
 	if err != nil {
@@ -238,7 +297,7 @@ func (s *CuzkService) submit(ctx context.Context, r *cuzkv1.SubmitProofRequest) 
 	id, err := s.p.Submit(ctx, req)
 	var bad *BadInputError
 	if err != nil && req.ID != "" && errors.As(err, &bad) && bad.Field == "ID" {
-		d := sha256.Sum256(req.Commit1Out)
+		d := contentDigest(req)
 		alt := string(req.ID)
 		if len(alt) > maxIDLen-17 {
 			alt = alt[:maxIDLen-17]
@@ -250,7 +309,11 @@ func (s *CuzkService) submit(ctx context.Context, r *cuzkv1.SubmitProofRequest) 
 	if err != nil {
 		return "", grpcError(ctx, err)
 	}
-	s.log.Info("proof submitted", "job", id, "sector", req.Sector.String(), "priority", req.Priority)
+	if req.PoSt != nil {
+		s.log.Info("proof submitted", "job", id, "kind", r.GetProofKind().String(), "miner", req.Sector.ID.Miner, "sectors", len(req.PoSt.VanillaProofs), "priority", req.Priority)
+	} else {
+		s.log.Info("proof submitted", "job", id, "sector", req.Sector.String(), "priority", req.Priority)
+	}
 	return id, nil
 }
 
@@ -373,40 +436,79 @@ func (s *CuzkService) CancelProof(ctx context.Context, r *cuzkv1.CancelProofRequ
 	return &cuzkv1.CancelProofResponse{WasRunning: running}, nil
 }
 
-// GetStatus implements cuzk's GetStatus. queues has one entry, porep-c2,
-// with the queued (pending) and proving (in_progress) jobs: curio sums
-// those for its backpressure.
+// GetStatus implements cuzk's GetStatus. queues has porep-c2 with the
+// queued (pending) and proving (in_progress) SealCommit2 jobs, and
+// window-post and winning-post when such jobs are there: curio sums them
+// all for its backpressure.
 func (s *CuzkService) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest) (*cuzkv1.GetStatusResponse, error) {
 	st, err := s.p.Status(ctx)
 	if err != nil {
 		return nil, grpcError(ctx, err)
 	}
+	queues := map[string]*cuzkv1.QueueStatus{CuzkQueueKind: {ProofKind: CuzkQueueKind}}
+	queue := func(kind string) *cuzkv1.QueueStatus {
+		name := cuzkQueueName(kind)
+		q := queues[name]
+		if q == nil {
+			q = &cuzkv1.QueueStatus{ProofKind: name}
+			queues[name] = q
+		}
+		return q
+	}
+	for _, j := range st.Queued {
+		queue(j.Kind).Pending++
+	}
+	for _, j := range st.Running {
+		queue(j.Kind).InProgress++
+	}
 	out := &cuzkv1.GetStatusResponse{
-		Queues: []*cuzkv1.QueueStatus{{
-			ProofKind:  CuzkQueueKind,
-			Pending:    uint32(len(st.Queued)),
-			InProgress: uint32(len(st.Running)),
-		}},
+		Queues:               []*cuzkv1.QueueStatus{queues[CuzkQueueKind]},
 		TotalProofsCompleted: st.Totals.Succeeded,
 		TotalProofsFailed:    st.Totals.Failed,
 		UptimeSeconds:        uint64(time.Since(s.started) / time.Second),
+	}
+	for _, name := range []string{"window-post", "winning-post"} {
+		if q := queues[name]; q != nil {
+			out.Queues = append(out.Queues, q)
+		}
 	}
 	for _, g := range st.GPUs {
 		out.Gpus = append(out.Gpus, &cuzkv1.GPUStatus{Ordinal: uint32(g.Ordinal), Name: g.Name, VramTotalBytes: g.Memory})
 	}
 	for _, c := range st.Circuits {
-		srs := &cuzkv1.SRSStatus{CircuitId: CircuitID(c.SectorSize), Tier: cuzkv1.SRSStatus_HOT}
+		kind, id := "", CircuitID(c.SectorSize)
+		if p, err := fabi.ParsePoStName(c.ProofType); err == nil {
+			kind, id = "window-post", "wpost-"+strings.TrimPrefix(CircuitID(c.SectorSize), "porep-")
+			if p.Kind == fabi.Winning {
+				kind, id = "winning-post", "winning-"+strings.TrimPrefix(CircuitID(c.SectorSize), "porep-")
+			}
+		}
+		srs := &cuzkv1.SRSStatus{CircuitId: id, Tier: cuzkv1.SRSStatus_HOT}
 		if fi, err := os.Stat(c.Params); err == nil {
 			srs.SizeBytes = uint64(fi.Size())
 		}
 		for _, j := range st.Running {
-			if p, err := fabi.Lookup(j.Sector.ProofType); err == nil && uint64(p.SectorSize) == c.SectorSize {
+			if cuzkQueueName(j.Kind) != cuzkQueueName(kind) {
+				continue
+			}
+			if kind != "" {
+				srs.RefCount++ // the PoSt jobs of its kind (one circuit per size is the usual case)
+			} else if p, err := fabi.Lookup(j.Sector.ProofType); err == nil && uint64(p.SectorSize) == c.SectorSize {
 				srs.RefCount++
 			}
 		}
 		out.LoadedSrs = append(out.LoadedSrs, srs)
 	}
 	return out, nil
+}
+
+// cuzkQueueName is the GetStatus queue of a job kind: porep-c2 for PoRep,
+// else the kind's own name.
+func cuzkQueueName(kind string) string {
+	if kind == "" || kind == "porep" {
+		return CuzkQueueKind
+	}
+	return kind
 }
 
 // GetMetrics implements cuzk's GetMetrics: the Gatherer's metrics in the

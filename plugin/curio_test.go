@@ -102,14 +102,28 @@ func TestCuzkService(t *testing.T) {
 		t.Fatalf("Prove: %v %v", p.r, p.err)
 	}
 
-	// Other proof kinds are unsupported; bad requests are refused.
+	// SnapDeals is unsupported; PoSt vanilla proofs that are no bincode are
+	// bad input; bad requests are refused.
 	for _, k := range []cuzkv1.ProofKind{cuzkv1.ProofKind_SNAP_DEALS_UPDATE, cuzkv1.ProofKind_WINDOW_POST_PARTITION, cuzkv1.ProofKind_WINNING_POST} {
 		r := curioRequest(t, 1, a)
-		r.ProofKind, r.VanillaProof, r.VanillaProofs = k, nil, [][]byte{[]byte("x")}
+		r.ProofKind, r.VanillaProof, r.VanillaProofs, r.Randomness = k, nil, [][]byte{[]byte("x")}, make([]byte, 32)
+		r.RegisteredProof, r.SectorSize = 10, 2048 // StackedDrgWindow2KiBV1_1
+		code, msg := codes.InvalidArgument, "PoSt.VanillaProofs[0]"
+		switch k {
+		case cuzkv1.ProofKind_SNAP_DEALS_UPDATE:
+			code, msg = codes.Unimplemented, "unsupported"
+		case cuzkv1.ProofKind_WINNING_POST:
+			r.RegisteredProof = 0 // StackedDrgWinning2KiBV1
+		}
 		_, err := c.Prove(ctx, &cuzkv1.ProveRequest{Submit: r})
-		wantCode(t, k.String(), err, codes.Unimplemented, "unsupported")
+		wantCode(t, k.String(), err, code, msg)
 		_, err = c.SubmitProof(ctx, r)
-		wantCode(t, k.String()+" submit", err, codes.Unimplemented, "unsupported")
+		wantCode(t, k.String()+" submit", err, code, msg)
+		if k == cuzkv1.ProofKind_WINDOW_POST_PARTITION {
+			r.RegisteredProof = 0 // a Winning type for a WindowPoSt
+			_, err = c.SubmitProof(ctx, r)
+			wantCode(t, "a Winning type for WINDOW_POST_PARTITION", err, codes.InvalidArgument, "not a WINDOW_POST_PARTITION type")
+		}
 	}
 	for what, mod := range map[string]func(r *cuzkv1.SubmitProofRequest){
 		"unspecified kind":   func(r *cuzkv1.SubmitProofRequest) { r.ProofKind = cuzkv1.ProofKind_PROOF_KIND_UNSPECIFIED },

@@ -60,7 +60,11 @@ func NewEngineService(e *engine.Engine, cfg LocalConfig) *LocalService {
 // proveOnEngine runs one request as an engine job and waits for it; when ctx
 // ends first the engine job is cancelled.
 func proveOnEngine(ctx context.Context, e *engine.Engine, req *Request) (Proof, []c2.PartitionTiming, error) {
-	id, err := e.Submit(ctx, engine.Request{ID: string(req.ID), ProofType: req.Proof, Commit1: req.C1, Priority: engine.Priority(req.Priority)})
+	er := engine.Request{ID: string(req.ID), ProofType: req.Proof, Commit1: req.C1, Priority: engine.Priority(req.Priority)}
+	if req.PoSt != nil {
+		er = engine.Request{ID: string(req.ID), Input: req.PoSt, Priority: engine.Priority(req.Priority)}
+	}
+	id, err := e.Submit(ctx, er)
 	if err != nil {
 		return nil, nil, engineError(e, req, err)
 	}
@@ -90,9 +94,13 @@ func engineError(e *engine.Engine, req *Request, err error) error {
 		q := e.Status().Queued
 		return &BusyError{Queued: q, Capacity: e.Config().Queue.MaxQueued}
 	case errors.Is(err, engine.ErrIDConflict):
-		return &BadInputError{Field: "ID", Msg: fmt.Sprintf("%s is already used by another C1 output", req.ID)}
+		return &BadInputError{Field: "ID", Msg: fmt.Sprintf("%s is already used by another request", req.ID)}
 	case errors.Is(err, engine.ErrBadRequest):
-		return &BadInputError{Field: "Commit1Out", Msg: err.Error()}
+		field := "Commit1Out"
+		if req.PoSt != nil {
+			field = "PoSt.VanillaProofs"
+		}
+		return &BadInputError{Field: field, Msg: err.Error()}
 	case errors.Is(err, engine.ErrCanceled):
 		return &CancelledError{ID: req.ID}
 	case errors.Is(err, engine.ErrClosed):

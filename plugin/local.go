@@ -16,6 +16,7 @@ import (
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/post"
 )
 
 // ProveFunc proves one validated request and returns the proof bytes and the
@@ -87,6 +88,7 @@ var _ Service = (*LocalService)(nil)
 type job struct {
 	req       *Request // nil once finished
 	id        JobID
+	kind      string
 	sector    SectorRef
 	priority  int
 	digest    [32]byte
@@ -169,13 +171,13 @@ func (s *LocalService) Submit(ctx context.Context, req *Request) (JobID, error) 
 		return "", &BusyError{Queued: s.queue.Len(), Capacity: s.cfg.QueueSize}
 	}
 	s.seq++
-	j := &job{req: req, id: req.ID, sector: req.Sector, priority: req.Priority, digest: req.Digest,
+	j := &job{req: req, id: req.ID, kind: req.Kind(), sector: req.Sector, priority: req.Priority, digest: req.Digest,
 		seq: s.seq, state: StateQueued, submitted: now, done: make(chan struct{})}
 	heap.Push(&s.queue, j)
 	s.jobs[req.ID] = j
 	s.totals.Submitted++
 	s.wake.Signal()
-	s.log.Info("job queued", "job", req.ID, "sector", req.Sector.String(), "proof", req.Proof.Name, "priority", req.Priority, "queued", s.queue.Len())
+	s.log.Info("job queued", "job", req.ID, "sector", req.Sector.String(), "proof", req.ProofName(), "priority", req.Priority, "queued", s.queue.Len())
 	return req.ID, nil
 }
 
@@ -361,8 +363,11 @@ func (s *LocalService) prune(now time.Time) {
 	s.finished = s.finished[n:]
 }
 
-// proveC2 is the default ProveFunc.
+// proveC2 is the default ProveFunc: c2 for a SealCommit2, post for a PoSt.
 func (s *LocalService) proveC2(ctx context.Context, req *Request) (Proof, []c2.PartitionTiming, error) {
+	if req.PoSt != nil {
+		return s.provePoSt(ctx, req)
+	}
 	pr, err := s.provers.get(ctx, req.Proof)
 	if err != nil {
 		return nil, nil, err
@@ -380,6 +385,23 @@ func (s *LocalService) proveC2(ctx context.Context, req *Request) (Proof, []c2.P
 	return proof, timings, nil
 }
 
+// provePoSt proves a PoSt with post (which verifies before it returns).
+func (s *LocalService) provePoSt(ctx context.Context, req *Request) (Proof, []c2.PartitionTiming, error) {
+	pt := req.PoSt.Partition
+	pr, err := s.provers.getPoSt(ctx, pt.Proof)
+	if err != nil {
+		return nil, nil, err
+	}
+	proof, t, err := pr.ProvePartition(ctx, pt, req.PoSt.Randomness)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, &InternalError{Msg: err.Error()}
+	}
+	return proof, []c2.PartitionTiming{{Partition: 0, Synthesis: t.Synthesis, Prove: t.Prove, Verify: t.Verify}}, nil
+}
+
 // before orders the queue: higher priority first, then submission order.
 func (j *job) before(k *job) bool {
 	if j.priority != k.priority {
@@ -389,7 +411,7 @@ func (j *job) before(k *job) bool {
 }
 
 func (j *job) info() JobInfo {
-	return JobInfo{ID: j.id, Sector: j.sector, Priority: j.priority, State: j.state, Submitted: j.submitted, Started: j.started}
+	return JobInfo{ID: j.id, Kind: j.kind, Sector: j.sector, Priority: j.priority, State: j.state, Submitted: j.submitted, Started: j.started}
 }
 
 // jobQueue is a heap of queued jobs in run order.
@@ -428,9 +450,53 @@ type proverCache struct {
 
 type proverEntry struct {
 	ready chan struct{}
-	pr    *c2.Prover
+	pr    *c2.Prover   // a PoRep circuit's
+	post  *post.Prover // a PoSt circuit's
 	err   error
 	info  Circuit
+}
+
+// getPoSt is get for a PoSt circuit.
+func (pc *proverCache) getPoSt(ctx context.Context, p abi.PoStProof) (*post.Prover, error) {
+	key := p.ParamsFile().Name
+	pc.mu.Lock()
+	e := pc.m[key]
+	if e == nil {
+		e = &proverEntry{ready: make(chan struct{})}
+		pc.m[key] = e
+		pc.mu.Unlock()
+		pc.loadPoSt(e, p)
+	} else {
+		pc.mu.Unlock()
+	}
+	select {
+	case <-e.ready:
+		return e.post, e.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (pc *proverCache) loadPoSt(e *proverEntry, p abi.PoStProof) {
+	defer close(e.ready)
+	t0 := time.Now()
+	f := post.FilesIn(pc.dir, p)
+	pc.log.Info("loading parameters", "proof", p.Name, "params", f.Params)
+	pr, err := post.Load(pc.ctx, p, post.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("%w; run `filc2 params fetch --post-proof %s --dir %s` (official) or `filc2 setup --post-proof %s --out %s` (test)", err, p.Name, pc.dir, p.Name, pc.dir)
+		}
+		e.err = &InternalError{Msg: fmt.Sprintf("loading the %s parameters: %v", p.Name, err)}
+		pc.log.Error("loading parameters failed", "proof", p.Name, "error", err)
+		pc.mu.Lock()
+		delete(pc.m, p.ParamsFile().Name)
+		pc.mu.Unlock()
+		return
+	}
+	e.post = pr
+	e.info = Circuit{ProofType: p.Name, SectorSize: uint64(p.SectorSize), Params: f.Params, LoadNS: time.Since(t0), Loaded: time.Now()}
+	pc.log.Info("parameters loaded", "proof", p.Name, "took", e.info.LoadNS.String())
 }
 
 // get returns the prover for p's circuit, loading it on first use; loads
@@ -485,7 +551,7 @@ func (pc *proverCache) loaded() []Circuit {
 	for _, e := range pc.m {
 		select {
 		case <-e.ready:
-			if e.pr != nil {
+			if e.pr != nil || e.post != nil {
 				out = append(out, e.info)
 			}
 		default:
@@ -503,6 +569,9 @@ func (pc *proverCache) close() {
 		case <-e.ready:
 			if e.pr != nil {
 				e.pr.Close()
+			}
+			if e.post != nil {
+				e.post.Close()
 			}
 			delete(pc.m, k)
 		default:

@@ -9,8 +9,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/filc2/filc2/engine"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
+	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/porep"
 )
 
@@ -28,9 +30,26 @@ type Request struct {
 	ID       JobID
 	Sector   SectorRef
 	Priority int
-	Proof    abi.SealProof     // the proof type, Sector.ProofType's
-	C1       *c1.Commit1Out    // the decoded C1 output
-	Digest   [sha256.Size]byte // of the sector and the C1 bytes: equal digests, same job
+	Proof    abi.SealProof     // the proof type, Sector.ProofType's (SealCommit2)
+	C1       *c1.Commit1Out    // the decoded C1 output (SealCommit2)
+	PoSt     *engine.PoSt      // a PoSt's checked vanilla proofs and randomness (nil: SealCommit2)
+	Digest   [sha256.Size]byte // of the sector and the C1 bytes, or of the PoSt: equal digests, same job
+}
+
+// Kind names what the request proves ("porep", "window-post", "winning-post").
+func (r *Request) Kind() string {
+	if r.PoSt != nil {
+		return r.PoSt.Kind().String()
+	}
+	return engine.KindPoRep.String()
+}
+
+// ProofName is the registered proof's name.
+func (r *Request) ProofName() string {
+	if r.PoSt != nil {
+		return r.PoSt.Partition.Proof.Name
+	}
+	return r.Proof.Name
 }
 
 // ParseRequest validates req as every entry point must before queueing: the
@@ -41,6 +60,9 @@ type Request struct {
 func ParseRequest(ctx context.Context, req ProveRequest) (*Request, error) {
 	if err := checkID(req.ID); err != nil {
 		return nil, err
+	}
+	if req.PoSt != nil {
+		return parsePoSt(ctx, req)
 	}
 	p, err := abi.Lookup(req.Sector.ProofType)
 	if err != nil {
@@ -127,4 +149,74 @@ func digest(s SectorRef, c1o []byte) [sha256.Size]byte {
 	var d [sha256.Size]byte
 	h.Sum(d[:0])
 	return d
+}
+
+// MaxPoStVanilla bounds one sector's vanilla proof (a 64GiB WindowPoSt
+// sector's is about 26 KB).
+const MaxPoStVanilla = 1 << 20
+
+// parsePoSt validates a PoSt request: its type, randomness (masked), each
+// vanilla proof's bincode, the partition's shape and the vanilla check the
+// reference runs before proving (paths, comm_r, challenged leaves).
+func parsePoSt(ctx context.Context, req ProveRequest) (*Request, error) {
+	ps := req.PoSt
+	if len(req.Commit1Out) != 0 {
+		return nil, &BadInputError{Field: "Commit1Out", Msg: "set for a PoSt request: send either a C1 output or PoSt, not both"}
+	}
+	p, err := abi.LookupPoSt(ps.ProofType)
+	if err != nil {
+		return nil, &BadInputError{Field: "PoSt.ProofType", Msg: err.Error()}
+	}
+	if len(ps.Randomness) != 32 {
+		return nil, &BadInputError{Field: "PoSt.Randomness", Msg: fmt.Sprintf("%d bytes, want 32", len(ps.Randomness))}
+	}
+	r := fallback.MaskRandomness([32]byte(ps.Randomness))
+	switch n := len(ps.VanillaProofs); {
+	case n == 0:
+		return nil, &BadInputError{Field: "PoSt.VanillaProofs", Msg: fmt.Sprintf("empty: send one FallbackPoStSectorProof per sector (1 to %d for %s)", p.SectorCount, p.Name)}
+	case p.Kind == abi.Window && n > p.SectorCount:
+		return nil, &BadInputError{Field: "PoSt.VanillaProofs", Msg: fmt.Sprintf("%d sectors, a %s partition holds at most %d", n, p.Name, p.SectorCount)}
+	}
+	if ps.Partition < 0 || ps.Partition > 1<<20 {
+		return nil, &BadInputError{Field: "PoSt.Partition", Msg: fmt.Sprintf("%d: want a partition index ≥ 0", ps.Partition)}
+	}
+	h := sha256.New()
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(ps.ProofType))
+	binary.LittleEndian.PutUint64(b[8:], uint64(ps.Partition))
+	h.Write([]byte("post\x00"))
+	h.Write(b[:])
+	h.Write(r[:])
+	vs := make([]*fallback.SectorVanilla, len(ps.VanillaProofs))
+	for i, raw := range ps.VanillaProofs {
+		if len(raw) > MaxPoStVanilla {
+			return nil, &BadInputError{Field: fmt.Sprintf("PoSt.VanillaProofs[%d]", i), Msg: fmt.Sprintf("%d bytes, over the limit of %d", len(raw), MaxPoStVanilla)}
+		}
+		v, err := fallback.DecodeSectorVanilla(raw)
+		if err != nil {
+			return nil, &BadInputError{Field: fmt.Sprintf("PoSt.VanillaProofs[%d]", i), Msg: err.Error()}
+		}
+		vs[i] = v
+		binary.LittleEndian.PutUint64(b[:8], uint64(len(raw)))
+		h.Write(b[:8])
+		h.Write(raw)
+	}
+	in, err := engine.NewPoSt(p, r, vs, ps.Partition)
+	if err != nil {
+		return nil, &BadInputError{Field: "PoSt.VanillaProofs", Msg: err.Error()}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := in.Partition.Check(r); err != nil {
+		return nil, &BadInputError{Field: "PoSt.VanillaProofs", Msg: err.Error()}
+	}
+	in.Checked = true
+	id := req.ID
+	if id == "" {
+		id = JobID(uuid.NewString())
+	}
+	out := &Request{ID: id, Sector: SectorRef{ID: req.Sector.ID}, Priority: max(req.Priority, int(in.Kind().Priority())), PoSt: in}
+	h.Sum(out.Digest[:0])
+	return out, nil
 }

@@ -4,6 +4,7 @@
 package plugintest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,8 +17,11 @@ import (
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
+	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/post"
+	"github.com/filc2/filc2/proofs/snark"
 )
 
 // EnvParams names a directory to keep the 2KiB test parameters in between
@@ -135,4 +139,81 @@ func Verify(t testing.TB, c1JSON, proof []byte) error {
 		return err
 	}
 	return c2.VerifyC1Proof(pvk, c, proof)
+}
+
+// The PoSt types PoStParams makes test parameters for.
+var (
+	WindowPoSt  = mustPoSt("StackedDrgWindow2KiBV1_1")
+	WinningPoSt = mustPoSt("StackedDrgWinning2KiBV1")
+)
+
+func mustPoSt(name string) abi.PoStProof {
+	p, err := abi.ParsePoStName(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+var (
+	postOnce sync.Once
+	postDir  string
+	postErr  error
+)
+
+// PoStParams returns a directory with test parameters (a seeded setup) of
+// WindowPoSt and WinningPoSt, made once per test binary.
+func PoStParams(t testing.TB) string {
+	t.Helper()
+	postOnce.Do(func() {
+		dir, err := tempDir("filc2-post-params-")
+		if err != nil {
+			postErr = err
+			return
+		}
+		for _, p := range []abi.PoStProof{WindowPoSt, WinningPoSt} {
+			toxic, err := groth16.SeededToxic(5)
+			if err != nil {
+				postErr = err
+				return
+			}
+			if _, _, err := post.Setup(context.Background(), p, dir, snark.SetupOptions{Toxic: &toxic}); err != nil {
+				postErr = fmt.Errorf("setup %s: %w", p.Name, err)
+				return
+			}
+		}
+		postDir = dir
+	})
+	if postErr != nil {
+		t.Fatal(postErr)
+	}
+	return postDir
+}
+
+// PoStVanilla returns the bincode vanilla proofs of n sparse sectors for
+// partition k of p under randomness r (masked), and their public side.
+func PoStVanilla(t testing.TB, p abi.PoStProof, r [32]byte, n, k int) ([][]byte, []fallback.PublicSector) {
+	t.Helper()
+	req, err := post.SparseRequest(p, fallback.MaskRandomness(r), n, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw [][]byte
+	var pubs []fallback.PublicSector
+	for _, v := range req.Vanilla {
+		raw = append(raw, v.Encode())
+		pubs = append(pubs, fallback.PublicSector{ID: v.SectorID, CommR: v.CommR})
+	}
+	return raw, pubs
+}
+
+// VerifyPoSt checks a PoSt proof of partition k for sectors under the .vk
+// in the PoStParams directory.
+func VerifyPoSt(t testing.TB, p abi.PoStProof, r [32]byte, sectors []fallback.PublicSector, k int, proof []byte) error {
+	t.Helper()
+	pvk, err := snark.ReadVerifyingKey(post.FilesIn(PoStParams(t), p).VK, fallback.NumInputs(p))
+	if err != nil {
+		return err
+	}
+	return post.Verify(pvk, p, fallback.MaskRandomness(r), sectors, k, proof)
 }
