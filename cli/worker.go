@@ -27,7 +27,7 @@ const workerCallsFile = "worker-calls.json"
 func workerCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "worker",
-		Usage: "run a C2-only lotus worker: the lotus miner sends it SealCommit2 (seal/v0/commit/2) tasks",
+		Usage: "run a lotus worker: SealCommit2 (seal/v0/commit/2), or with --windowpost/--winningpost a PoSt worker",
 		Description: "Launches `filc2 plugin` (as filc2 serve does) and serves the lotus Worker API v0 at http://ADDR/rpc/v0\n" +
 			"(namespace Filecoin: Version 1.7.0, TaskTypes seal/v0/commit/2, Paths, Info, Session, ProcessSession,\n" +
 			"Enabled, SetEnabled, WaitQuiet, SealCommit2). It registers with the miner (WorkerConnect) using the admin\n" +
@@ -42,12 +42,21 @@ func workerCommand() *ucli.Command {
 			"worker advertises the local address it reaches the miner from. The miner schedules C2 by the resources\n" +
 			"Info reports (memory, CPUs, GPUs) and lotus's C2 table, overridden as in lotus-worker by C2_32G_MIN_MEMORY,\n" +
 			"C2_MAX_CONCURRENT, C2_GPU_UTILIZATION and the like. Set [Storage] AllowCommit=false on the miner so that\n" +
-			"C2 goes to workers. Also served: /healthz and /metrics. See docs/lotus.md.",
+			"C2 goes to workers.\n\n" +
+			"--windowpost and/or --winningpost make a PoSt worker instead (as lotus-worker's flags): TaskTypes\n" +
+			"post/v0/windowproof and/or post/v0/winningproof, and the methods GenerateWindowPoSt and GenerateWinningPoSt.\n" +
+			"It reads each challenged sector's vanilla proof from the storage node that holds it (the miner's\n" +
+			"StorageFindSector, then POST BASEURL/vanilla/single with the --miner-api token, as a lotus PoSt worker\n" +
+			"without local storage does), proves on the GPU at WindowPoSt high or WinningPoSt critical priority, and\n" +
+			"returns the proof verified. A sector it cannot read is answered as skipped (WindowPoSt) or an error\n" +
+			"(WinningPoSt), as lotus's worker does. Also served: /healthz and /metrics. See docs/lotus.md.",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "miner-api", Usage: "the miner's API: TOKEN:MULTIADDR or TOKEN:URL (admin token)", EnvVars: []string{"MINER_API_INFO"}, Required: true},
 			&ucli.StringFlag{Name: "listen", Usage: "HOST:PORT the worker API listens on (the miner dials it)", Value: defaultWorkerListen},
 			&ucli.StringFlag{Name: "name", Usage: "the worker's name in the miner (default: the hostname)"},
 			&ucli.BoolFlag{Name: "no-swap", Usage: "report no swap to the miner's scheduler"},
+			&ucli.BoolFlag{Name: "windowpost", Usage: "serve WindowPoSt (post/v0/windowproof) instead of C2"},
+			&ucli.BoolFlag{Name: "winningpost", Usage: "serve WinningPoSt (post/v0/winningproof) instead of C2"},
 		}, proverFlags()...),
 		OnUsageError: onUsageError,
 		Action:       workerAction,
@@ -97,13 +106,25 @@ func workerAction(c *ucli.Context) error {
 	}
 	defer client.Close()
 
+	tasks := []plugin.TaskType{plugin.TTCommit2}
+	if c.Bool("windowpost") || c.Bool("winningpost") {
+		tasks = nil
+		if c.Bool("windowpost") {
+			tasks = append(tasks, plugin.TTGenerateWindowPoSt)
+		}
+		if c.Bool("winningpost") {
+			tasks = append(tasks, plugin.TTGenerateWinningPoSt)
+		}
+	}
 	w, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{
-		Prover:    client,
-		Miner:     miner,
-		Name:      c.String("name"),
-		NoSwap:    c.Bool("no-swap"),
-		CallsFile: filepath.Join(home, workerCallsFile),
-		Logger:    log.Named("worker"),
+		Prover:      client,
+		Miner:       miner,
+		Tasks:       tasks,
+		MinerHeader: http.Header{"Authorization": []string{"Bearer " + info.Token}},
+		Name:        c.String("name"),
+		NoSwap:      c.Bool("no-swap"),
+		CallsFile:   filepath.Join(home, workerCallsFile),
+		Logger:      log.Named("worker"),
 	})
 	if err != nil {
 		return usageError(err)

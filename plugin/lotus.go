@@ -358,7 +358,15 @@ type LotusMinerStruct struct {
 		AuthVerify        func(ctx context.Context, token string) ([]auth.Permission, error)
 		WorkerConnect     func(ctx context.Context, url string) error
 		ReturnSealCommit2 func(ctx context.Context, callID CallID, proof Proof, err *CallError) error
+		StorageFindSector func(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error)
 	}
+}
+
+// StorageFindSector is the miner's Filecoin.StorageFindSector: the storage
+// paths holding a sector's files of types ft, with their storage nodes'
+// URLs (a PoSt worker reads vanilla proofs there).
+func (m *LotusMinerStruct) StorageFindSector(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error) {
+	return m.Internal.StorageFindSector(ctx, sector, ft, ssize, allowFetch)
 }
 
 // Version is the miner's Filecoin.Version.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/filecoin-project/go-jsonrpc"
 	"github.com/filecoin-project/go-jsonrpc/auth"
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-hclog"
 )
@@ -59,6 +61,16 @@ type LotusWorkerConfig struct {
 	// ErrTempWorkerRestart (101), so that the miner does not wait for it
 	// forever. CallsFile+".lock" keeps two workers off one file.
 	CallsFile string
+	// Tasks are the task types served (default: seal/v0/commit/2). A PoSt
+	// worker serves post/v0/windowproof and/or post/v0/winningproof and no
+	// sealing task, as lotus-worker --windowpost / --winningpost.
+	Tasks []TaskType
+	// Vanilla reads PoSt vanilla proofs (default: a RemoteVanilla on the
+	// miner's index, when Miner has StorageFindSector, with MinerHeader).
+	Vanilla VanillaSource
+	// MinerHeader is what RemoteVanilla sends the storage nodes (the
+	// miner's Authorization).
+	MinerHeader http.Header
 	// Logger (default: none).
 	Logger hclog.Logger
 }
@@ -133,6 +145,29 @@ func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
+	}
+	if len(cfg.Tasks) == 0 {
+		cfg.Tasks = []TaskType{TTCommit2}
+	}
+	post := false
+	for _, tt := range cfg.Tasks {
+		switch tt {
+		case TTCommit2:
+		case TTGenerateWindowPoSt, TTGenerateWinningPoSt:
+			post = true
+		default:
+			return nil, fmt.Errorf("plugin.NewLotusWorker: task type %q: want %s, %s or %s", tt, TTCommit2, TTGenerateWindowPoSt, TTGenerateWinningPoSt)
+		}
+	}
+	if post && len(cfg.Tasks) > 1 && contains(cfg.Tasks, TTCommit2) {
+		return nil, errors.New("a PoSt worker serves only PoSt tasks (as lotus-worker's): run C2 on another worker")
+	}
+	if post && cfg.Vanilla == nil {
+		finder, ok := cfg.Miner.(SectorFinder)
+		if !ok {
+			return nil, errors.New("plugin.NewLotusWorker: a PoSt worker needs a VanillaSource or a Miner with StorageFindSector")
+		}
+		cfg.Vanilla = &RemoteVanilla{Index: finder, Header: cfg.MinerHeader}
 	}
 	// A resource override that does not parse fails now, not at the
 	// miner's first Info.
@@ -225,9 +260,23 @@ func (w *LotusWorker) returned(ci CallID) {
 // Version implements the Worker API: lotus's WorkerAPIVersion0.
 func (w *LotusWorker) Version(context.Context) (APIVersion, error) { return LotusWorkerAPIVersion, nil }
 
-// TaskTypes implements the Worker API: SealCommit2 only.
+// TaskTypes implements the Worker API: seal/v0/commit/2, or the PoSt task
+// types the worker was started for.
 func (w *LotusWorker) TaskTypes(context.Context) (map[TaskType]struct{}, error) {
-	return map[TaskType]struct{}{TTCommit2: {}}, nil
+	out := make(map[TaskType]struct{}, len(w.cfg.Tasks))
+	for _, tt := range w.cfg.Tasks {
+		out[tt] = struct{}{}
+	}
+	return out, nil
+}
+
+func contains(tts []TaskType, tt TaskType) bool {
+	for _, t := range tts {
+		if t == tt {
+			return true
+		}
+	}
+	return false
 }
 
 // Paths implements the Worker API: none, since commit-2 needs no sector
@@ -314,6 +363,9 @@ func (w *LotusWorker) WaitQuiet(ctx context.Context) error { return w.waitIdle(c
 func (w *LotusWorker) SealCommit2(ctx context.Context, sector SectorRef, c1o Commit1Out) (CallID, error) {
 	if w.closing.Load() {
 		return CallID{}, errors.New("the worker is shutting down")
+	}
+	if err := w.served(TTCommit2); err != nil {
+		return CallID{}, err
 	}
 	ci := CallID{Sector: sector.ID, ID: uuid.New()}
 	id := JobID("lotus-" + ci.String())
@@ -566,7 +618,20 @@ type LotusWorkerStruct struct {
 		WaitQuiet      func(ctx context.Context) error                                             `perm:"admin"`
 		ProcessSession func(ctx context.Context) (uuid.UUID, error)                                `perm:"admin"`
 		Session        func(ctx context.Context) (uuid.UUID, error)                                `perm:"admin"`
+
+		GenerateWinningPoSt func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error)                  `perm:"admin"`
+		GenerateWindowPoSt  func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) `perm:"admin"`
 	}
+}
+
+// GenerateWinningPoSt calls Internal.
+func (s *LotusWorkerStruct) GenerateWinningPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error) {
+	return s.Internal.GenerateWinningPoSt(ctx, ppt, mid, sectors, randomness)
+}
+
+// GenerateWindowPoSt calls Internal.
+func (s *LotusWorkerStruct) GenerateWindowPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) {
+	return s.Internal.GenerateWindowPoSt(ctx, ppt, mid, sectors, partitionIdx, randomness)
 }
 
 // Version calls Internal.

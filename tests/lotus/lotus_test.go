@@ -39,6 +39,8 @@ import (
 
 	"github.com/filc2/filc2/plugin"
 	"github.com/filc2/filc2/plugin/plugintest"
+	fabi "github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/fallback"
 )
 
 func TestMain(m *testing.M) {
@@ -95,6 +97,12 @@ type miner struct {
 	token   string // admin, as `lotus-miner auth api-info --perm admin`
 	apiInfo string
 	session uuid.UUID
+	url     string // the miner's HTTP server, whose /remote is its storage node
+
+	mu      sync.Mutex
+	commR   map[abi.SectorNumber][32]byte // the comm_r of each sector /remote/vanilla/single served
+	missing map[abi.SectorNumber]bool     // sectors the storage node fails to read
+	reads   int                           // vanilla/single requests served
 
 	connected chan connected
 	returns   chan returned
@@ -137,15 +145,75 @@ func newMiner(t *testing.T) *miner {
 		m.returns <- returned{call, proof, cerr}
 		return nil
 	}
+	impl.Internal.StorageFindSector = func(ctx context.Context, sid abi.SectorID, ft storiface.SectorFileType, _ abi.SectorSize, _ bool) ([]storiface.SectorStorageInfo, error) {
+		if ft != storiface.FTSealed|storiface.FTCache || sid.Miner != plugintest.Miner {
+			return nil, fmt.Errorf("StorageFindSector %v for file types %v: the test holds sealed and cache files of miner %d", sid, ft, plugintest.Miner)
+		}
+		return []storiface.SectorStorageInfo{{ID: "store-1", URLs: []string{m.url + "/remote"}, BaseURLs: []string{m.url + "/remote"},
+			Weight: 10, CanStore: true, Primary: true}}, nil
+	}
+	m.commR, m.missing = map[abi.SectorNumber][32]byte{}, map[abi.SectorNumber]bool{}
 	rpc := jsonrpc.NewServer(jsonrpc.WithServerErrors(lapi.RPCErrors))
 	rpc.Register("Filecoin", lapi.PermissionedStorMinerAPI(&impl))
 	mux := http.NewServeMux()
 	mux.Handle("/rpc/v0", &auth.Handler{Verify: m.authVerify, Next: rpc.ServeHTTP})
+	mux.Handle("POST /remote/vanilla/single", &auth.Handler{Verify: m.authVerify, Next: m.vanillaSingle})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
+	m.url = srv.URL
 	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	m.apiInfo = m.token + ":/ip4/" + host + "/tcp/" + port + "/http"
 	return m
+}
+
+// vanillaSingle plays a lotus storage node's POST /remote/vanilla/single
+// (paths.FetchHandler, admin only): the vanilla proof of the sector for the
+// challenges in the request, from a sparse fixture sector of its number.
+func (m *miner) vanillaSingle(w http.ResponseWriter, r *http.Request) {
+	if !auth.HasPerm(r.Context(), nil, lapi.PermAdmin) {
+		http.Error(w, "unauthorized: admin needed", http.StatusUnauthorized)
+		return
+	}
+	var params struct { // lotus's paths.SingleVanillaParams
+		Miner     abi.ActorID
+		Sector    storiface.PostSectorChallenge
+		ProofType abi.RegisteredPoStProof
+	}
+	if err := json.NewDecoder(r.Body).Decode(&params); err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	p, err := fabi.LookupPoSt(params.ProofType)
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	n := params.Sector.SectorNumber
+	m.mu.Lock()
+	m.reads++
+	missing := m.missing[n]
+	m.mu.Unlock()
+	if missing {
+		http.Error(w, fmt.Sprintf("reading sector %d: input/output error", n), 500)
+		return
+	}
+	var seed [32]byte
+	seed[0], seed[1] = byte(n), 0x5e
+	tree, err := fallback.SparseSectorTree(p, seed, params.Sector.Challenge)
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	v, err := fallback.GenerateSectorVanilla(p, uint64(n), tree, params.Sector.Challenge)
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	m.mu.Lock()
+	m.commR[n] = v.CommR
+	m.mu.Unlock()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Write(v.Encode())
 }
 
 func (m *miner) authVerify(_ context.Context, token string) ([]auth.Permission, error) {
@@ -261,6 +329,14 @@ func TestMirroredTypes(t *testing.T) {
 		{plugin.LotusWorkerAPIVersion, lapi.WorkerAPIVersion0},
 		{plugin.LotusMinerAPIVersion, lapi.MinerAPIVersion0},
 		{plugin.TTCommit2, sealtasks.TTCommit2},
+		{plugin.TTGenerateWindowPoSt, sealtasks.TTGenerateWindowPoSt},
+		{plugin.TTGenerateWinningPoSt, sealtasks.TTGenerateWinningPoSt},
+		{plugin.FTSealed | plugin.FTCache | plugin.FTUpdate | plugin.FTUpdateCache, storiface.FTSealed | storiface.FTCache | storiface.FTUpdate | storiface.FTUpdateCache},
+		{plugin.PostSectorChallenge{SealProof: 8, SectorNumber: 3, Challenge: []uint64{1, 2}, Update: true},
+			storiface.PostSectorChallenge{SealProof: 8, SectorNumber: 3, Challenge: []uint64{1, 2}, Update: true}},
+		{plugin.WindowPoStResult{Skipped: []abi.SectorID{{Miner: 1, Number: 2}}}, storiface.WindowPoStResult{Skipped: []abi.SectorID{{Miner: 1, Number: 2}}}},
+		{plugin.SectorStorageInfo{ID: "s", URLs: []string{"u"}, BaseURLs: []string{"b"}, Weight: 2, CanStore: true, Primary: true, AllowTypes: []string{"sealed"}},
+			storiface.SectorStorageInfo{ID: "s", URLs: []string{"u"}, BaseURLs: []string{"b"}, Weight: 2, CanStore: true, Primary: true, AllowTypes: []string{"sealed"}}},
 		{plugin.StoragePath{ID: "x", Weight: 1, LocalPath: "/p", CanSeal: true}, storiface.StoragePath{ID: "x", Weight: 1, LocalPath: "/p", CanSeal: true}},
 		{plugin.RemoteCommit2Params{Sector: abi.SectorID{Miner: 1, Number: 2}, ProofType: 5, Commit1Out: []byte("c1")},
 			lapi.RemoteCommit2Params{Sector: abi.SectorID{Miner: 1, Number: 2}, ProofType: 5, Commit1Out: []byte("c1")}},
@@ -436,4 +512,94 @@ func TestRemoteCommit2Endpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("RemoteCommit2Endpoint: a verifying proof in %v", time.Since(t0).Round(time.Millisecond))
+}
+
+// `filc2 worker --windowpost --winningpost` against lotus's client code: it
+// registers as a PoSt worker, and for the miner's GenerateWindowPoSt and
+// GenerateWinningPoSt it reads each sector's vanilla proof from the storage
+// node the miner's StorageFindSector names (/remote/vanilla/single) and
+// returns proofs that verify; a sector the storage node cannot read comes
+// back skipped, without an error, as lotus's worker answers.
+func TestPoStWorker(t *testing.T) {
+	params := plugintest.PoStParams(t)
+	m := newMiner(t)
+	home := filepath.Join(t.TempDir(), "home")
+	p := start(t, home, []string{"MINER_API_INFO=" + m.apiInfo},
+		"worker", "--windowpost", "--winningpost", "--listen", "127.0.0.1:0", "--params-dir", params, "--backend", "cpu", "--name", "filc2-post")
+	var c connected
+	select {
+	case c = <-m.connected:
+	case <-p.exited:
+		t.Fatalf("filc2 worker exited: %v", p.err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("filc2 worker did not register")
+	}
+	if len(c.tasks) != 2 || c.tasks[sealtasks.TTGenerateWindowPoSt] != struct{}{} || c.tasks[sealtasks.TTGenerateWinningPoSt] != struct{}{} {
+		t.Fatalf("TaskTypes %v", c.tasks)
+	}
+	ctx := context.Background()
+	w := c.worker
+	// The miner masks the randomness and derives the challenges
+	// (manager_post.go, GeneratePoStFallbackSectorChallenges).
+	rand := abi.PoStRandomness(bytes.Repeat([]byte{0xa5}, 32))
+	rand[31] &= 0x3f
+	var masked fallback.Randomness
+	copy(masked[:], rand)
+	challenges := func(p fabi.PoStProof, nums ...abi.SectorNumber) []storiface.PostSectorChallenge {
+		var out []storiface.PostSectorChallenge
+		for i, n := range nums {
+			out = append(out, storiface.PostSectorChallenge{SealProof: abi.RegisteredSealProof_StackedDrg2KiBV1_1, SectorNumber: n,
+				Challenge: fallback.VanillaChallenges(p, masked, uint64(n), i)})
+		}
+		return out
+	}
+	public := func(nums ...abi.SectorNumber) []fallback.PublicSector {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		var out []fallback.PublicSector
+		for _, n := range nums {
+			out = append(out, fallback.PublicSector{ID: uint64(n), CommR: m.commR[n]})
+		}
+		return out
+	}
+
+	wp := plugintest.WindowPoSt
+	t0 := time.Now()
+	res, err := w.GenerateWindowPoSt(ctx, wp.Proof, plugintest.Miner, challenges(wp, 3), 0, rand)
+	if err != nil || len(res.Skipped) != 0 || res.PoStProofs.PoStProof != wp.Proof {
+		t.Fatalf("GenerateWindowPoSt: %+v %v", res, err)
+	}
+	if err := plugintest.VerifyPoSt(t, wp, masked, public(3), 0, res.PoStProofs.ProofBytes); err != nil {
+		t.Fatalf("the WindowPoSt proof: %v", err)
+	}
+	t.Logf("GenerateWindowPoSt through lotus's client: a verifying proof in %v", time.Since(t0).Round(time.Millisecond))
+	if err := plugintest.VerifyPoSt(t, wp, masked, public(4), 0, res.PoStProofs.ProofBytes); err == nil {
+		t.Fatal("the WindowPoSt proof verifies for another sector")
+	}
+
+	// A sector the storage node cannot read: skipped, no error, no proof.
+	m.mu.Lock()
+	m.missing[9] = true
+	m.mu.Unlock()
+	res, err = w.GenerateWindowPoSt(ctx, wp.Proof, plugintest.Miner, challenges(wp, 3, 9), 0, rand)
+	if err != nil || len(res.Skipped) != 1 || res.Skipped[0] != (abi.SectorID{Miner: plugintest.Miner, Number: 9}) || len(res.PoStProofs.ProofBytes) != 0 {
+		t.Fatalf("GenerateWindowPoSt with an unreadable sector: %+v %v", res, err)
+	}
+
+	np := plugintest.WinningPoSt
+	proofs, err := w.GenerateWinningPoSt(ctx, np.Proof, plugintest.Miner, challenges(np, 5), rand)
+	if err != nil || len(proofs) != 1 || proofs[0].PoStProof != np.Proof {
+		t.Fatalf("GenerateWinningPoSt: %+v %v", proofs, err)
+	}
+	if err := plugintest.VerifyPoSt(t, np, masked, public(5), 0, proofs[0].ProofBytes); err != nil {
+		t.Fatalf("the WinningPoSt proof: %v", err)
+	}
+	if _, err := w.GenerateWinningPoSt(ctx, np.Proof, plugintest.Miner, challenges(np, 9), rand); err == nil {
+		t.Fatal("GenerateWinningPoSt of an unreadable sector succeeded")
+	}
+	// A PoSt worker does no C2.
+	if _, err := w.SealCommit2(ctx, storiface.SectorRef{ID: abi.SectorID{Miner: plugintest.Miner, Number: 1}, ProofType: abi.RegisteredSealProof_StackedDrg2KiBV1_1}, []byte("{}")); err == nil ||
+		!strings.Contains(err.Error(), "does not serve") {
+		t.Fatalf("SealCommit2 on a PoSt worker: %v", err)
+	}
 }
