@@ -105,6 +105,10 @@ func benchC2Command() *ucli.Command {
 			&ucli.StringFlag{Name: "timeline", Usage: "write a Gantt chart of the run to `FILE.svg`"},
 			&ucli.StringFlag{Name: "timeline-log", Usage: "write the engine's TIMELINE events (JSON lines) to `FILE`"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&ucli.StringFlag{Name: "post-proof", Usage: "also prove this PoSt type on the same engine (with --setup-key or its params): alone first, then every --post-every under the PoRep load"},
+			&ucli.DurationFlag{Name: "post-every", Usage: "the gap between PoSt submissions under load", Value: 3 * time.Second},
+			&ucli.IntFlag{Name: "post-alone", Usage: "PoSt proofs before the PoRep jobs start", Value: 3},
+			&ucli.IntFlag{Name: "post-sectors", Usage: "sectors of each Window partition (default: a full partition)"},
 		},
 		OnUsageError: onUsageError,
 		Action:       benchC2Action,
@@ -129,6 +133,7 @@ type benchC2Plan struct {
 	Budget      engine.ByteSize
 	SVG         string
 	Log         string
+	PoSt        *benchPoStPlan // --post-proof
 }
 
 func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
@@ -159,6 +164,28 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 		return pl, errors.New("--sparse and --c1 both name the C1 outputs: give one")
 	}
 	pl.Concurrency = min(pl.Concurrency, pl.Jobs)
+	if name := c.String("post-proof"); name != "" {
+		pp, err := abi.ParsePoStName(name)
+		if err != nil {
+			return pl, fmt.Errorf("--post-proof: %w", err)
+		}
+		ps := &benchPoStPlan{Proof: pp, Sectors: pp.SectorCount, Alone: c.Int("post-alone"), Every: c.Duration("post-every")}
+		if pp.Kind == abi.Winning {
+			ps.Sectors = 1
+		}
+		if c.IsSet("post-sectors") {
+			ps.Sectors = c.Int("post-sectors")
+		}
+		switch {
+		case ps.Sectors < 1 || ps.Sectors > pp.SectorCount:
+			return pl, fmt.Errorf("--post-sectors %d: a %s partition holds 1 to %d", ps.Sectors, pp.Name, pp.SectorCount)
+		case ps.Alone < 0 || ps.Every <= 0:
+			return pl, errors.New("--post-alone must be ≥ 0 and --post-every > 0")
+		case pl.Synthetic:
+			return pl, errors.New("--post-proof needs real keys: --setup-key or the parameters, not --synthetic")
+		}
+		pl.PoSt = ps
+	}
 	if c.IsSet("registered-proof") {
 		p, err := parseProof(c)
 		if err != nil {
@@ -238,6 +265,9 @@ type benchC2Report struct {
 
 	LatencyMedian time.Duration `json:"latency_median_ns"`
 	LatencyMax    time.Duration `json:"latency_max_ns"`
+
+	// PoSt is the --post-proof side: its latencies alone and under this load.
+	PoSt *benchPoStReport `json:"post,omitempty"`
 
 	Stages     []benchStage   `json:"stages"`
 	Kernels    []benchStage   `json:"kernels,omitempty"` // the GPU section's split, when the backend reports it
@@ -441,7 +471,30 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	}
 	say("loaded in %v", rep.Load.Round(time.Millisecond))
 
+	var postIn *engine.PoSt
+	var postDone func() error
+	stopPoSt := make(chan struct{})
+	if pl.PoSt != nil {
+		say("preparing %s over %s and loading its circuit", pl.PoSt.Proof.Name, plural(pl.PoSt.Sectors, "sparse sector"))
+		if postIn, err = pl.PoSt.input(); err != nil {
+			return nil, fmt.Errorf("bench c2: %s input: %w", pl.PoSt.Proof.Name, err)
+		}
+		if err := e.PreloadPoSt(ctx, pl.PoSt.Proof); err != nil {
+			return nil, fmt.Errorf("bench c2: loading %s: %w", pl.PoSt.Proof.Name, err)
+		}
+		rep.PoSt = &benchPoStReport{ProofType: pl.PoSt.Proof.Name, Sectors: pl.PoSt.Sectors, Every: pl.PoSt.Every}
+		if err := runPoStAlone(ctx, e, *pl.PoSt, postIn, rep.PoSt, say); err != nil {
+			return nil, err
+		}
+		postDone = postUnderLoad(ctx, e, *pl.PoSt, postIn, rep.PoSt, stopPoSt, say)
+	}
 	results, first, last, err := runBenchJobs(ctx, e, pl, c1For, say)
+	close(stopPoSt)
+	if postDone != nil {
+		if perr := postDone(); perr != nil && err == nil {
+			err = perr
+		}
+	}
 	rep.HostPeak, rep.DevicePeaks = mem.finish(cfg.GPU.Devices)
 	if err != nil {
 		return nil, err
@@ -750,6 +803,12 @@ func printBenchC2(w io.Writer, r *benchC2Report) {
 			secs(r.GPUBound), r.Partitions, plural(len(r.GPUs), "GPU"))
 	}
 	fmt.Fprintf(tw, "latency\t%s\tmedian, %s max (submission to proof)\n", secs(r.LatencyMedian), secs(r.LatencyMax))
+	if ps := r.PoSt; ps != nil {
+		fmt.Fprintf(tw, "%s alone\t%s\tmedian, %s p99, %s max of %s over %s (submission to verified proof, idle engine)\n",
+			ps.ProofType, secs(ps.Alone.Median), secs(ps.Alone.P99), secs(ps.Alone.Max), plural(ps.AloneN, "proof"), plural(ps.Sectors, "sector"))
+		fmt.Fprintf(tw, "%s under load\t%s\tmedian, %s p99, %s max of %s, one every %s while the PoRep jobs ran; lock wait %s median\n",
+			ps.ProofType, secs(ps.UnderLoad.Median), secs(ps.UnderLoad.P99), secs(ps.UnderLoad.Max), plural(ps.LoadN, "proof"), ps.Every, secs(ps.LockWait))
+	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nper partition (medians of %s):\n", plural(r.Stages[0].Count, "partition"))
 	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)

@@ -109,3 +109,45 @@ func TestEnginePoSt2KiB(t *testing.T) {
 		t.Fatalf("resident circuits %+v: want the Window and Winning ones", st.Circuits)
 	}
 }
+
+// The SetupKey backend proves PoSt beside PoRep (what `bench c2
+// --post-proof` measures on the GPU): a Winning 2KiB proof that verifies
+// under the setup's key, through the critical lane.
+func TestSetupKeyPoSt(t *testing.T) {
+	ctx := context.Background()
+	cfg := DefaultConfig()
+	cfg.Synthesis.Workers = 1
+	cfg.Memory.Budget = 2 * GiB
+	e, err := New(cfg, &SetupKey{GPU: CPUWholeProof(0), Seed: 4}, WithLogger(discard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	p, _ := abi.ParsePoStName("StackedDrgWinning2KiBV1")
+	r := fallback.MaskRandomness([32]byte{4, 4})
+	req, err := post.SparseRequest(p, r, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := NewPoSt(p, r, req.Vanilla, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.PreloadPoSt(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.Submit(ctx, Request{Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Await(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Proof) != abi.PartitionProofLen || !res.Partitions[0].Verified {
+		t.Fatalf("result %+v", res)
+	}
+	if st, _ := e.Job(id); st.Priority != PriorityCritical {
+		t.Fatalf("priority %v", st.Priority)
+	}
+}

@@ -50,14 +50,20 @@ func (r *recordedCircuits) circuitBytes(p abi.SealProof, gpu GPUBackend, shared 
 		n = int64(st.Constraints) * pceBytesPerConstraint
 	}
 	if host {
-		l := groth16.ShapeOf(st).Lengths()
-		g1 := l[0] + l[1] + l[2] + l[3]
-		if shared {
-			g1 = max(l[0], l[1], l[2], l[3])
-		}
-		n += int64(g1)*bls.SizeOfG1AffineUncompressed + int64(l[4])*bls.SizeOfG2AffineUncompressed
+		n += keyBytes(st, shared)
 	}
 	return n, nil
+}
+
+// keyBytes is the size of a proving key of a circuit of counts st in host
+// memory; a shared key's G1 queries are prefixes of one array.
+func keyBytes(st r1cs.Stats, shared bool) int64 {
+	l := groth16.ShapeOf(st).Lengths()
+	g1 := l[0] + l[1] + l[2] + l[3]
+	if shared {
+		g1 = max(l[0], l[1], l[2], l[3])
+	}
+	return int64(g1)*bls.SizeOfG1AffineUncompressed + int64(l[4])*bls.SizeOfG2AffineUncompressed
 }
 
 // pceBytesPerConstraint is about what a recorded PoRep circuit holds per

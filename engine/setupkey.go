@@ -48,6 +48,12 @@ func (s *SetupKey) Name() string { return "setup-key/" + s.GPU.Name() }
 // Check implements Backend as Proofs does for PoRep: structure and vanilla
 // proofs. It proves PoRep only.
 func (s *SetupKey) Check(ctx context.Context, in Input) error {
+	if ps, ok := in.(*PoSt); ok {
+		if ps.Checked {
+			return nil
+		}
+		return ps.Partition.Check(ps.Randomness)
+	}
 	pr, err := poRepOnly(s.Name(), in)
 	if err != nil {
 		return err
@@ -67,6 +73,9 @@ func (s *SetupKey) circuits() *recordedCircuits {
 // CircuitBytes implements Backend: the recorded circuit, and the key when the
 // GPU backend keeps it on the host.
 func (s *SetupKey) CircuitBytes(spec CircuitSpec) (int64, error) {
+	if spec.Kind != KindPoRep {
+		return s.postCircuitBytes(spec)
+	}
 	p, err := poRepSpec(s.Name(), spec)
 	if err != nil {
 		return 0, err
@@ -77,12 +86,15 @@ func (s *SetupKey) CircuitBytes(spec CircuitSpec) (int64, error) {
 // LoadCircuit implements Backend: the recorded circuit; the verifying key
 // comes with the first prover.
 func (s *SetupKey) LoadCircuit(ctx context.Context, spec CircuitSpec, progress func(done, total int64)) (Circuit, error) {
+	if _, ok := s.GPU.(SetupLoader); !ok || !setupCapable(s.GPU) {
+		return nil, fmt.Errorf("engine: the %s GPU backend runs no setups", s.GPU.Name())
+	}
+	if spec.Kind != KindPoRep {
+		return s.loadPoStCircuit(ctx, spec, progress)
+	}
 	p, err := poRepSpec(s.Name(), spec)
 	if err != nil {
 		return nil, err
-	}
-	if _, ok := s.GPU.(SetupLoader); !ok || !setupCapable(s.GPU) {
-		return nil, fmt.Errorf("engine: the %s GPU backend runs no setups", s.GPU.Name())
 	}
 	c, err := s.circuits().load(ctx, p, progress)
 	if err != nil {
@@ -99,7 +111,7 @@ func setupCapable(g GPUBackend) bool {
 
 // LoadProver implements Backend: the setup, on GPU gpu.
 func (s *SetupKey) LoadProver(ctx context.Context, gpu int, c Circuit) (PartitionProver, error) {
-	sc, ok := c.(*setupCircuit)
+	sc, ok := c.(setupKeyed)
 	if !ok {
 		return nil, fmt.Errorf("engine: circuit %T was not loaded by the setup-key backend", c)
 	}
@@ -111,7 +123,7 @@ func (s *SetupKey) LoadProver(ctx context.Context, gpu int, c Circuit) (Partitio
 	if err != nil {
 		return nil, err
 	}
-	pp, vk, err := sl.LoadSetupProver(ctx, gpu, sc.circuit, &t)
+	pp, vk, err := sl.LoadSetupProver(ctx, gpu, sc.recorded(), &t)
 	if err != nil {
 		return nil, err
 	}
@@ -122,18 +134,41 @@ func (s *SetupKey) LoadProver(ctx context.Context, gpu int, c Circuit) (Partitio
 	return pp, nil
 }
 
-// setupCircuit is SetupKey's Circuit.
+// setupKeyed is a circuit of SetupKey's: its recorded circuit, and the
+// verifying key the first GPU's setup made.
+type setupKeyed interface {
+	recorded() *r1cs.Circuit
+	setVK(vk *groth16.VerifyingKey) error
+}
+
+// setupCircuit is SetupKey's PoRep Circuit.
 type setupCircuit struct {
 	partitionSynth
+	setupVK
+}
 
+func (c *setupCircuit) recorded() *r1cs.Circuit { return c.circuit }
+
+// setupVK is the verifying key of a SetupKey circuit.
+type setupVK struct {
 	mu  sync.Mutex
 	vk  []byte // the first prover's verifying key, encoded
 	pvk *groth16.PreparedVerifyingKey
 }
 
+// key returns the verifying key, or an error before any prover was set up.
+func (c *setupVK) key() (*groth16.PreparedVerifyingKey, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pvk == nil {
+		return nil, errors.New("engine: no verifying key yet: no prover has been set up")
+	}
+	return c.pvk, nil
+}
+
 // setVK keeps the first prover's verifying key; every later prover's must be
 // the same (each GPU ran the same setup).
-func (c *setupCircuit) setVK(vk *groth16.VerifyingKey) error {
+func (c *setupVK) setVK(vk *groth16.VerifyingKey) error {
 	var b bytes.Buffer
 	if _, err := vk.WriteTo(&b); err != nil {
 		return err
@@ -160,11 +195,9 @@ func (c *setupCircuit) Verify(in Input, k int, proof *groth16.Proof) error {
 		return err
 	}
 	p, out := pr.Proof, pr.C1
-	c.mu.Lock()
-	pvk := c.pvk
-	c.mu.Unlock()
-	if pvk == nil {
-		return errors.New("engine: no verifying key yet: no prover has been set up")
+	pvk, err := c.key()
+	if err != nil {
+		return err
 	}
 	return c2.VerifyPartition(pvk, p, out.ReplicaID, out.CommD, out.CommR, out.Seed, k, proof)
 }

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/fallback"
+	"github.com/filc2/filc2/proofs/post"
+)
+
+// benchPoStPlan is the PoSt side of bench c2 --post-proof: PoSt jobs on the
+// same engine as the PoRep jobs, alone first, then every Every while the
+// PoRep jobs run.
+type benchPoStPlan struct {
+	Proof   abi.PoStProof
+	Sectors int           // per Window partition (Winning: 1)
+	Alone   int           // proofs before the PoRep jobs start
+	Every   time.Duration // the gap between PoSt submissions under load
+}
+
+// benchPoStReport is what the PoSt side measured: latency, submission to
+// verified proof, alone and under the PoRep load.
+type benchPoStReport struct {
+	ProofType string              `json:"registered_proof"`
+	Sectors   int                 `json:"sectors"`
+	Every     time.Duration       `json:"every_ns"`
+	Alone     post.LatencySummary `json:"alone"`
+	UnderLoad post.LatencySummary `json:"under_load"`
+	AloneN    int                 `json:"alone_proofs"`
+	LoadN     int                 `json:"under_load_proofs"`
+	Latencies []time.Duration     `json:"under_load_latencies_ns"`
+	// LockWait is the median time the PoSt's partitions waited for the GPU
+	// lock under load: the kernel section they waited behind.
+	LockWait time.Duration `json:"under_load_lock_wait_median_ns"`
+}
+
+// postInput makes the PoSt job every submission proves: sparse TEST FIXTURE
+// sectors with vanilla proofs for a fixed randomness.
+func (pl benchPoStPlan) input() (*engine.PoSt, error) {
+	r := fallback.MaskRandomness([32]byte{0xb, 0xe, 0xc, 0x2, 31: 0xff})
+	req, err := post.SparseRequest(pl.Proof, r, pl.Sectors, 0)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewPoSt(pl.Proof, r, req.Vanilla, 0)
+}
+
+// provePoSt submits one PoSt job and waits for it.
+func provePoSt(ctx context.Context, e *engine.Engine, in *engine.PoSt, id string) (time.Duration, engine.Result, error) {
+	t0 := time.Now()
+	if _, err := e.Submit(ctx, engine.Request{ID: id, Input: in}); err != nil {
+		return 0, engine.Result{}, err
+	}
+	res, err := e.Await(ctx, engine.JobID(id))
+	if err == nil && res.Proof == nil {
+		err = fmt.Errorf("no proof bytes")
+	}
+	return time.Since(t0), res, err
+}
+
+// runPoStAlone proves pl.Alone PoSt jobs one after the other on the idle engine.
+func runPoStAlone(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *engine.PoSt, rep *benchPoStReport, say func(string, ...any)) error {
+	var lat []time.Duration
+	for i := range pl.Alone {
+		d, _, err := provePoSt(ctx, e, in, fmt.Sprintf("post-alone-%d", i+1))
+		if err != nil {
+			return fmt.Errorf("bench c2: PoSt alone %d: %w", i+1, err)
+		}
+		lat = append(lat, d)
+		say("%s alone: proof %d of %d in %v", pl.Proof.Name, i+1, pl.Alone, d.Round(time.Millisecond))
+	}
+	rep.Alone, rep.AloneN = post.Summarize(lat), len(lat)
+	return nil
+}
+
+// postUnderLoad submits a PoSt job every pl.Every until stop is closed, one
+// at a time, and returns a function that waits for the last and fills rep.
+func postUnderLoad(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *engine.PoSt, rep *benchPoStReport,
+	stop <-chan struct{}, say func(string, ...any)) func() error {
+	var wg sync.WaitGroup
+	var failure error
+	var lockWaits []time.Duration
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-time.After(pl.Every):
+			}
+			d, res, err := provePoSt(ctx, e, in, fmt.Sprintf("post-load-%d", i))
+			if err != nil {
+				if ctx.Err() == nil {
+					failure = fmt.Errorf("bench c2: PoSt under load %d: %w", i, err)
+				}
+				return
+			}
+			rep.Latencies = append(rep.Latencies, d)
+			for _, pt := range res.Partitions {
+				lockWaits = append(lockWaits, pt.LockWait)
+			}
+			say("%s under load: proof %d in %v", pl.Proof.Name, i, d.Round(time.Millisecond))
+		}
+	}()
+	return func() error {
+		wg.Wait()
+		rep.UnderLoad, rep.LoadN = post.Summarize(rep.Latencies), len(rep.Latencies)
+		rep.LockWait = post.Summarize(lockWaits).Median
+		return failure
+	}
+}
