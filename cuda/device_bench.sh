@@ -22,6 +22,11 @@
 #               proof verified
 #   post-32g    the same at 32GiB: WinningPoSt (10 proofs), then a full WindowPoSt partition of 2349 sparse
 #               sectors (4 proofs); latency alone
+#   mixed-winning
+#               bench c2 --sparse --setup-key at 32GiB (6 PoRep jobs, 2 in flight) with a WinningPoSt 32GiB
+#               on the same engine: 10 alone, then one a second under the PoRep load (latency, p99)
+#   mixed-window
+#               the same with a full 32GiB WindowPoSt partition every 10 s under 4 PoRep jobs
 #   big-cpu     TestBigPartitionCPUEqualsGPU at 32GiB: one partition on the GPU and on the 16 cores with
 #               the same key and r, s, the bytes compared
 #
@@ -116,6 +121,18 @@ for s in "$@"; do
 			grep -E '"(min|median|p99|max)_ns"' "$out/post-$1.json" | tr -d ' \n'; echo
 			grep -viE 'progress|^(built|loaded|proof [0-9])|TEST parameters|verify on chain' "$out/post-$1.err" | tail -3
 		done
+		;;
+	mixed-winning | mixed-window)
+		step "bench c2 32GiB PoRep with PoSt on the same engine ($s)"
+		args=(--jobs 6 --concurrency 2 --post-proof StackedDrgWinning32GiBV1 --post-every 1s --post-alone 10)
+		[ "$s" = mixed-window ] && args=(--jobs 4 --concurrency 2 --post-proof StackedDrgWindow32GiBV1_1 --post-every 10s --post-alone 2)
+		mkdir -p $pce
+		timeout 570 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --sparse --setup-key --backend cuda --params $pce "${args[@]}" \
+			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
+		echo "exit $?"
+		cat "$out/$s.txt"
+		grep -E 'under load: proof|alone: proof' "$out/$s.err" | tail -40
+		grep -vE '^bench: bench-|under load: proof|alone: proof' "$out/$s.err" | tail -5
 		;;
 	big-cpu)
 		step "32GiB partition: GPU and CPU proofs with the same key and r, s"
