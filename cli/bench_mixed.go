@@ -77,8 +77,8 @@ func runPoStAlone(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *e
 	return nil
 }
 
-// postUnderLoad submits a PoSt job every pl.Every until stop is closed, one
-// at a time, and returns a function that waits for the last and fills rep.
+// postUnderLoad submits a PoSt job about every pl.Every (jittered) until
+// stop is closed, one at a time, and returns a function that waits for the last and fills rep.
 func postUnderLoad(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *engine.PoSt, rep *benchPoStReport,
 	stop <-chan struct{}, say func(string, ...any)) func() error {
 	var wg sync.WaitGroup
@@ -93,7 +93,7 @@ func postUnderLoad(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *
 				return
 			case <-ctx.Done():
 				return
-			case <-time.After(pl.Every):
+			case <-time.After(jitter(pl.Every, i)):
 			}
 			d, res, err := provePoSt(ctx, e, in, fmt.Sprintf("post-load-%d", i))
 			if err != nil {
@@ -115,4 +115,12 @@ func postUnderLoad(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *
 		rep.LockWait = post.Summarize(lockWaits).Median
 		return failure
 	}
+}
+
+// jitter spreads the gaps between PoSt submissions over [½, 1½] × every
+// (a fixed sequence), so that they do not lock into the phase of the
+// PoRep kernel sections and sample every point of them.
+func jitter(every time.Duration, i int) time.Duration {
+	f := float64((uint64(i)*0x9e3779b97f4a7c15)>>11) / float64(1<<53) // a Weyl sequence in [0, 1)
+	return time.Duration((0.5 + f) * float64(every))
 }

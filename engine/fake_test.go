@@ -14,6 +14,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/preempt"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/groth16"
@@ -41,14 +42,18 @@ type fakeBackend struct {
 	maxInKernel  map[int]int
 	synthOrder   []string // "job/k", in the order synthesis started
 	circuitLoads map[uint64]int
-	proverLoads  map[string]int // "gpu/size"
-	closed       []string       // "circuit size" or "prover gpu/size"
-	active       map[uint64]int // calls into a size's circuit or provers running now
-	prepared     int            // Prepared values not yet consumed or released
-	kernelGPU    map[string]int // "job/k" → the GPU whose RunGPU proved it
-	errs         []string       // misuse the fake detected
-	copies       bool           // provers say Prepare copies the witness
-	recycled     []string       // "job/k" of the witnesses handed back
+	proverLoads  map[string]int          // "gpu/size"
+	closed       []string                // "circuit size" or "prover gpu/size"
+	active       map[uint64]int          // calls into a size's circuit or provers running now
+	prepared     int                     // Prepared values not yet consumed or released
+	kernelGPU    map[string]int          // "job/k" → the GPU whose RunGPU proved it
+	errs         []string                // misuse the fake detected
+	copies       bool                    // provers say Prepare copies the witness
+	recycled     []string                // "job/k" of the witnesses handed back
+	yieldMid     bool                    // RunGPU has a preemption point halfway
+	onKernel     func(job string, k int) // called as RunGPU starts
+	kernels      int                     // RunGPU calls finished
+	preempted    []string                // "job/k" of the sections another section ran inside
 }
 
 func newFake() *fakeBackend {
@@ -237,11 +242,41 @@ func (p *fakeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
 	fp.take()
 	r := fp.raw
 	p.f.mu.Lock()
-	p.f.inKernel[p.gpu]++
-	p.f.maxInKernel[p.gpu] = max(p.f.maxInKernel[p.gpu], p.f.inKernel[p.gpu])
+	hook := p.f.onKernel
 	p.f.mu.Unlock()
-	err := sleep(ctx, p.f.gpuDelay)
+	if hook != nil {
+		hook(r.name, r.k)
+	}
+	enter := func() {
+		p.f.mu.Lock()
+		p.f.inKernel[p.gpu]++
+		p.f.maxInKernel[p.gpu] = max(p.f.maxInKernel[p.gpu], p.f.inKernel[p.gpu])
+		p.f.mu.Unlock()
+	}
+	enter()
+	var err error
+	if p.f.yieldMid {
+		// Two kernels with a preemption point between them, as ffi's section.
+		err = sleep(ctx, p.f.gpuDelay/2)
+		p.f.mu.Lock()
+		p.f.inKernel[p.gpu]--
+		before := p.f.kernels
+		p.f.mu.Unlock()
+		preempt.Point(ctx)
+		p.f.mu.Lock()
+		if p.f.kernels != before {
+			p.f.preempted = append(p.f.preempted, fmt.Sprintf("%s/%d", r.name, r.k))
+		}
+		p.f.mu.Unlock()
+		enter()
+		if err == nil {
+			err = sleep(ctx, p.f.gpuDelay-p.f.gpuDelay/2)
+		}
+	} else {
+		err = sleep(ctx, p.f.gpuDelay)
+	}
 	p.f.mu.Lock()
+	p.f.kernels++
 	p.f.inKernel[p.gpu]--
 	p.f.kernelGPU[fmt.Sprintf("%s/%d", r.name, r.k)] = p.gpu
 	p.f.mu.Unlock()

@@ -118,6 +118,18 @@ func (l *gpuLock) handOffLocked() {
 	close(w.granted)
 }
 
+// criticalWaiting reports whether a critical waiter is queued.
+func (l *gpuLock) criticalWaiting() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, w := range l.queue {
+		if w.h.prio >= PriorityCritical {
+			return true
+		}
+	}
+	return false
+}
+
 func (l *gpuLock) removeLocked(w *lockWaiter) {
 	for i, x := range l.queue {
 		if x == w {

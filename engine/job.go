@@ -119,7 +119,11 @@ type PartitionTiming struct {
 	Load      time.Duration `json:"load_ns"`
 	Prepare   time.Duration `json:"gpu_pre_ns"`
 	LockWait  time.Duration `json:"lock_wait_ns"`
-	GPUTime   time.Duration `json:"gpu_locked_ns"`
+	GPUTime   time.Duration `json:"gpu_locked_ns"` // the kernel section, less what it lent
+	// Lent is the time the kernel section lent the GPU to critical jobs at
+	// its preemption points, Preempted how many times.
+	Lent      time.Duration `json:"gpu_lent_ns,omitempty"`
+	Preempted int           `json:"preempted,omitempty"`
 	Finish    time.Duration `json:"gpu_post_ns"`
 	Verify    time.Duration `json:"verify_ns"`
 	// Completed is when the partition's proof was recorded (zero until then).

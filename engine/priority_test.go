@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -209,5 +210,68 @@ func TestGPULockPriorityOrder(t *testing.T) {
 	}
 	if s := l.status(); s.MaxHolders != 1 || s.Acquisitions != 5 || s.Waiting != 0 || s.Holders != 0 {
 		t.Fatalf("accounting %+v", s)
+	}
+}
+
+// A kernel section with a preemption point between its kernels (as ffi's:
+// after H, after the H MSM, before B_G2) lends the GPU to a WinningPoSt
+// waiting there and takes it back: the WinningPoSt's section runs inside the
+// PoRep partition's, never beside it, and the PoRep proof still verifies.
+func TestCriticalJobPreemptsAtAKernelBoundary(t *testing.T) {
+	f := newFake()
+	f.gpuDelay = 300 * time.Millisecond
+	f.yieldMid = true
+	cfg := testConfig(0)
+	cfg.Memory.Budget = 1600
+	cfg.Memory.CriticalReserve = 100
+	e := newTestEngine(t, cfg, f)
+	ctx := context.Background()
+	win := Request{ID: "win", Input: &fakePoSt{name: "win", kind: KindWinningPoSt, size: 1 << 35}}
+	warm := Request{ID: "warm", Input: &fakePoSt{name: "warm", kind: KindWinningPoSt, size: 1 << 35}}
+	if _, err := e.Submit(ctx, warm); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Await(ctx, "warm"); err != nil {
+		t.Fatal(err)
+	}
+	submitted := make(chan error, 1)
+	var once sync.Once
+	f.mu.Lock()
+	f.onKernel = func(name string, k int) {
+		if name == "pr" && k == 1 { // a PoRep section has just begun: the WinningPoSt comes now
+			once.Do(func() {
+				go func() {
+					_, err := e.Submit(ctx, win)
+					submitted <- err
+				}()
+			})
+		}
+	}
+	f.mu.Unlock()
+	id, err := e.Submit(ctx, Request{Commit1: fakeC1("pr", proof32G)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-submitted; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Await(ctx, "win"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Await(ctx, id)
+	if err != nil || len(res.Proof) != 10*192 {
+		t.Fatalf("the PoRep job: %v, %d proof bytes", err, len(res.Proof))
+	}
+	f.mu.Lock()
+	preempted := append([]string(nil), f.preempted...)
+	f.mu.Unlock()
+	if len(preempted) != 1 || preempted[0] != "pr/1" {
+		t.Fatalf("sections another ran inside: %v, want [pr/1]", preempted)
+	}
+	if pt := res.Partitions[1]; pt.Preempted != 1 || pt.Lent <= 0 || pt.GPUTime >= f.gpuDelay+pt.Lent {
+		t.Fatalf("partition 1's timing %+v: want one lending, its time out of the section's", pt)
+	}
+	if st := e.Status(); st.GPUs[0].Lock.MaxHolders != 1 || f.maxInKernel[0] != 1 {
+		t.Fatalf("the lock had %d holders at once, the fake saw %d kernels at once", st.GPUs[0].Lock.MaxHolders, f.maxInKernel[0])
 	}
 }

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"time"
+
+	"github.com/filc2/filc2/internal/preempt"
 
 	"github.com/filc2/filc2/proofs/groth16"
 )
@@ -108,9 +111,10 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 	ran := false
 	err := e.stage(w, p, StageGPU, &p.t.GPUTime, func() (err error) {
 		ran = true
-		raw, err = pr.RunGPU(ctx, prep)
+		raw, err = pr.RunGPU(e.preemptible(ctx, lock, p, holder), prep)
 		return err
 	})
+	p.t.GPUTime -= p.t.Lent
 	lock.unlock()
 	if err != nil {
 		if !ran {
@@ -155,6 +159,30 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		return
 	}
 	e.completePartition(p, proof)
+}
+
+// preemptible returns ctx with the preemption point of p's kernel section
+// (preempt.Point, which the backend calls between kernels): while a
+// critical job waits for the lock, a job of lower priority hands it over
+// there and takes it back after (ahead of the normal waiters), so that a
+// WinningPoSt waits for one kernel, not a whole 32GiB section. The time
+// lent is counted in PartitionTiming.Lent, not in the section's.
+func (e *Engine) preemptible(ctx context.Context, lock *gpuLock, p *partition, h lockHolder) context.Context {
+	if !e.cfg.Queue.CriticalLane || p.job.prio >= PriorityCritical {
+		return ctx
+	}
+	resume := h
+	resume.prio = PriorityCritical // back right after the critical jobs waiting now
+	return preempt.With(ctx, func() {
+		if !lock.criticalWaiting() {
+			return
+		}
+		t0 := time.Now()
+		lock.unlock()
+		_ = lock.lockAs(context.Background(), resume) // the section must be held again before RunGPU goes on
+		p.t.Lent += time.Since(t0)
+		p.t.Preempted++
+	})
 }
 
 // stage runs one stage of p on worker w: skipped if p's job has ended, else

@@ -12,6 +12,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/preempt"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/r1cs"
 )
@@ -470,6 +471,12 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		*dst += now.Sub(t0)
 		t0 = now
 	}
+	// Between kernels the engine may lend the GPU to a critical job
+	// (preempt.Point); the time lent is no kernel's.
+	yield := func() {
+		preempt.Point(ctx)
+		t0 = time.Now()
+	}
 	if p.dc != nil {
 		stream, err := p.domain.Stream()
 		if err == nil {
@@ -505,12 +512,14 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	yield()
 	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
 	s := &raw.Sums
 	if s.H, err = p.h.MSMDevice(hb.Pointer(), p.shape.Domain-1, false); err != nil {
 		return nil, fmt.Errorf("H MSM: %w", err)
 	}
 	lap(&st.MSMH)
+	yield()
 	if s.L, err = p.l.MSMDevice(x.w.At(p.shape.NumInputs), p.shape.NumAux, true); err != nil {
 		return nil, fmt.Errorf("L MSM: %w", err)
 	}
@@ -523,6 +532,7 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		return nil, fmt.Errorf("B_G1 MSM: %w", err)
 	}
 	lap(&st.MSMBG1)
+	yield()
 	if s.BG2, err = p.bg2.MSMDevice(wk.bs.Pointer(), nB, true); err != nil {
 		return nil, fmt.Errorf("B_G2 MSM: %w", err)
 	}
