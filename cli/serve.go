@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/curio"
 )
 
 // defaultListen is where filc2 serve listens unless told otherwise.
@@ -111,7 +112,7 @@ func serveAction(c *ucli.Context) error {
 	go func() { served <- srv.Serve(ln) }()
 	var gsrv *grpc.Server
 	if grpcLn != nil {
-		gsrv = plugin.NewCuzkGRPCServer(plugin.NewCuzkService(plugin.CuzkConfig{Prover: client, Gatherer: reg, Logger: log.Named("cuzk")}))
+		gsrv = curio.NewGRPCServer(curio.NewService(curio.Config{Prover: client, Gatherer: reg, Logger: log.Named("cuzk")}))
 		go func() { served <- gsrv.Serve(grpcLn) }()
 		defer gsrv.Stop()
 		log.Info("serving the cuzk ProvingEngine gRPC service (curio's [Cuzk] Address)", "listen", c.String("grpc-listen"))

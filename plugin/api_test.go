@@ -8,12 +8,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/filecoin-project/go-jsonrpc"
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/plugintest"
 )
 
 // Lotus's storiface.SectorRef, CallID-style JSON, exactly.
@@ -35,27 +35,6 @@ func TestSectorRefJSON(t *testing.T) {
 		t.Fatalf("version %d %s", v, v)
 	}
 }
-
-// errProver answers every call with one error.
-type errProver struct{ err error }
-
-func (p errProver) SealCommit2(context.Context, plugin.SectorRef, plugin.Commit1Out) (plugin.Proof, error) {
-	return nil, p.err
-}
-func (p errProver) Submit(context.Context, plugin.ProveRequest) (plugin.JobID, error) {
-	return "", p.err
-}
-func (p errProver) Await(context.Context, plugin.JobID) (plugin.Result, error) {
-	return plugin.Result{}, p.err
-}
-func (p errProver) Cancel(context.Context, plugin.JobID) error { return p.err }
-func (p errProver) Status(context.Context) (plugin.Status, error) {
-	return plugin.Status{}, p.err
-}
-func (p errProver) Version(context.Context) (plugin.VersionInfo, error) {
-	return plugin.VersionInfo{}, p.err
-}
-func (p errProver) Timeline(context.Context, time.Duration) (string, error) { return "", p.err }
 
 // dial makes a typed go-jsonrpc client of the Prover API at url.
 func dial(t *testing.T, url string, header http.Header) *plugin.ProverStruct {
@@ -107,7 +86,7 @@ func TestTypedErrorsOverRPC(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		srv := httptest.NewServer(plugin.NewRPCServer(errProver{tc.err}, 0))
+		srv := httptest.NewServer(plugin.NewRPCServer(plugintest.ErrProver{Err: tc.err}, 0))
 		for _, url := range []string{srv.URL, "ws" + strings.TrimPrefix(srv.URL, "http")} {
 			api := dial(t, url, nil)
 			_, err := api.Submit(context.Background(), plugin.ProveRequest{})
@@ -122,7 +101,7 @@ func TestTypedErrorsOverRPC(t *testing.T) {
 	}
 	// An error outside the registry is a plain *jsonrpc.JSONRPCError (Server
 	// never returns one: it wraps such errors in *InternalError).
-	srv := httptest.NewServer(plugin.NewRPCServer(errProver{errors.New("boom")}, 0))
+	srv := httptest.NewServer(plugin.NewRPCServer(plugintest.ErrProver{Err: errors.New("boom")}, 0))
 	defer srv.Close()
 	_, err := dial(t, srv.URL, nil).Status(context.Background())
 	var je *jsonrpc.JSONRPCError

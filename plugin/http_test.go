@@ -20,6 +20,7 @@ import (
 	"github.com/filecoin-project/go-jsonrpc/auth"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/plugintest"
 	"github.com/filc2/filc2/proofs/c2"
 )
 
@@ -85,7 +86,7 @@ func fakeProof(d time.Duration, running *atomic.Int32, peak *atomic.Int32) plugi
 func TestHandlerPermissions(t *testing.T) {
 	var running, peak atomic.Int32
 	ts := newTestServer(t, fakeProof(0, &running, &peak), 0)
-	a, _ := sealed(t)
+	a, _ := plugintest.Sealed(t)
 	ctx := context.Background()
 	for _, tok := range []string{"", ts.tokens[plugin.PermRead]} {
 		api := dial(t, ts.url, bearer(tok))
@@ -127,16 +128,16 @@ func TestHandlerPermissions(t *testing.T) {
 // Over websocket the API works the same, and a cancelled Await comes back
 // at once (xrpc.cancel) while the job carries on.
 func TestHandlerWebsocket(t *testing.T) {
-	g := newGate()
-	ts := newTestServer(t, g.prove, 0)
-	a, _ := sealed(t)
+	g := plugintest.NewGate()
+	ts := newTestServer(t, g.Prove, 0)
+	a, _ := plugintest.Sealed(t)
 	ctx := context.Background()
 	api := dial(t, "ws"+strings.TrimPrefix(ts.url, "http"), bearer(ts.tokens[plugin.PermWrite]))
 	id, err := api.Submit(ctx, plugin.ProveRequest{ID: "ws-job", Sector: sector(1), Commit1Out: a})
 	if err != nil || id != "ws-job" {
 		t.Fatalf("submit: %q %v", id, err)
 	}
-	g.waitRunning(t, "ws-job")
+	g.WaitRunning(t, "ws-job")
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	t0 := time.Now()
 	_, err = api.Await(short, id)
@@ -151,7 +152,7 @@ func TestHandlerWebsocket(t *testing.T) {
 	if err != nil || len(st.Running) != 1 || st.Running[0].ID != id {
 		t.Fatalf("status after a timed-out await: %+v %v", st.Running, err)
 	}
-	g.open(id, nil)
+	g.Open(id, nil)
 	if res, err := api.Await(ctx, id); err != nil || string(res.Proof) != "proof of ws-job" {
 		t.Fatalf("await: %+v %v", res, err)
 	}
@@ -160,9 +161,9 @@ func TestHandlerWebsocket(t *testing.T) {
 // A SealCommit2 whose caller goes away cancels its job (HTTP: the request
 // is aborted, the handler's context ends).
 func TestHandlerSealCommit2CallerGone(t *testing.T) {
-	g := newGate()
-	ts := newTestServer(t, g.prove, 0)
-	a, _ := sealed(t)
+	g := plugintest.NewGate()
+	ts := newTestServer(t, g.Prove, 0)
+	a, _ := plugintest.Sealed(t)
 	api := dial(t, ts.url, bearer(ts.tokens[plugin.PermWrite]))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -171,7 +172,7 @@ func TestHandlerSealCommit2CallerGone(t *testing.T) {
 		done <- err
 	}()
 	select {
-	case <-g.running:
+	case <-g.Running():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the job did not start")
 	}
@@ -303,7 +304,7 @@ func TestHandlerHealthAndMetrics(t *testing.T) {
 func TestHandlerConcurrent(t *testing.T) {
 	var running, peak atomic.Int32
 	ts := newTestServer(t, fakeProof(100*time.Millisecond, &running, &peak), 0)
-	a, _ := sealed(t)
+	a, _ := plugintest.Sealed(t)
 	api := dial(t, ts.url, bearer(ts.tokens[plugin.PermWrite]))
 	t0 := time.Now()
 	var wg sync.WaitGroup

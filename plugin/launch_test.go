@@ -92,7 +92,7 @@ func TestPluginByHand(t *testing.T) {
 // restarted plugin; Close stops the plugin.
 func TestLaunchProveKillRestart(t *testing.T) {
 	bin, params := plugintest.Binary(t), plugintest.Params(t)
-	a, b := sealed(t)
+	a, b := plugintest.Sealed(t)
 	log, logs := hostLogger(t)
 	ctx := context.Background()
 	t0 := time.Now()
@@ -154,7 +154,7 @@ func TestLaunchProveKillRestart(t *testing.T) {
 		_, err := c.Await(ctx, id)
 		awaited <- err
 	}()
-	waitFor(t, 30*time.Second, "the job to run", func() bool {
+	plugintest.WaitFor(t, 30*time.Second, "the job to run", func() bool {
 		st, err := c.Status(ctx)
 		return err == nil && len(st.Running) == 1
 	})
@@ -191,21 +191,10 @@ func TestLaunchProveKillRestart(t *testing.T) {
 	}
 
 	c.Close()
-	waitFor(t, 5*time.Second, "the plugin to exit", func() bool {
+	plugintest.WaitFor(t, 5*time.Second, "the plugin to exit", func() bool {
 		return syscall.Kill(newPID, 0) == syscall.ESRCH
 	})
 	if _, err := c.Version(ctx); !errors.As(err, &un) {
 		t.Fatalf("call after Close: %v", err)
-	}
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

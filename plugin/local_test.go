@@ -4,73 +4,13 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/plugintest"
 	"github.com/filc2/filc2/proofs/c2"
 )
-
-// gate is a fake prover: each job waits until released (or its context
-// ends) and the order of starts is recorded.
-type gate struct {
-	mu      sync.Mutex
-	started []plugin.JobID
-	release map[plugin.JobID]chan error
-	running chan plugin.JobID
-}
-
-func newGate() *gate {
-	return &gate{release: make(map[plugin.JobID]chan error), running: make(chan plugin.JobID, 64)}
-}
-
-func (g *gate) ch(id plugin.JobID) chan error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	c := g.release[id]
-	if c == nil {
-		c = make(chan error, 1)
-		g.release[id] = c
-	}
-	return c
-}
-
-func (g *gate) prove(ctx context.Context, req *plugin.Request) (plugin.Proof, []c2.PartitionTiming, error) {
-	g.mu.Lock()
-	g.started = append(g.started, req.ID)
-	g.mu.Unlock()
-	g.running <- req.ID
-	select {
-	case err := <-g.ch(req.ID):
-		if err != nil {
-			return nil, nil, err
-		}
-		return plugin.Proof("proof of " + req.ID), nil, nil
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
-}
-
-func (g *gate) open(id plugin.JobID, err error) { g.ch(id) <- err }
-
-func (g *gate) order() []plugin.JobID {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]plugin.JobID(nil), g.started...)
-}
-
-func (g *gate) waitRunning(t *testing.T, want plugin.JobID) {
-	t.Helper()
-	select {
-	case id := <-g.running:
-		if id != want {
-			t.Fatalf("%s started, want %s", id, want)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s did not start", want)
-	}
-}
 
 func fakeRequest(id string, prio int, content byte) *plugin.Request {
 	r := &plugin.Request{ID: plugin.JobID(id), Sector: sector(uint64(content)), Priority: prio}
@@ -89,14 +29,14 @@ func await(t *testing.T, s plugin.Service, id string) (plugin.Result, error) {
 // job, unknown ids and the totals.
 func TestLocalServiceQueue(t *testing.T) {
 	ctx := context.Background()
-	g := newGate()
-	s := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 3, Prove: g.prove})
+	g := plugintest.NewGate()
+	s := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 3, Prove: g.Prove})
 	defer s.Close()
 
 	if _, err := s.Submit(ctx, fakeRequest("j0", 0, 0)); err != nil {
 		t.Fatal(err)
 	}
-	g.waitRunning(t, "j0")
+	g.WaitRunning(t, "j0")
 	for _, r := range []*plugin.Request{fakeRequest("j1", 0, 1), fakeRequest("j2", 5, 2), fakeRequest("j3", 0, 3)} {
 		if _, err := s.Submit(ctx, r); err != nil {
 			t.Fatal(err)
@@ -135,18 +75,18 @@ func TestLocalServiceQueue(t *testing.T) {
 	if _, err := await(t, s, "j3"); !errors.As(err, &canc) || canc.ID != "j3" {
 		t.Fatalf("await cancelled: %v", err)
 	}
-	g.open("j0", nil)
+	g.Open("j0", nil)
 	if res, err := await(t, s, "j0"); err != nil || string(res.Proof) != "proof of j0" || res.ID != "j0" || res.Sector != sector(0) {
 		t.Fatalf("j0: %+v %v", res, err)
 	}
-	g.waitRunning(t, "j2")
-	g.open("j2", nil)
-	g.waitRunning(t, "j1")
-	g.open("j1", nil)
+	g.WaitRunning(t, "j2")
+	g.Open("j2", nil)
+	g.WaitRunning(t, "j1")
+	g.Open("j1", nil)
 	if _, err := await(t, s, "j1"); err != nil {
 		t.Fatal(err)
 	}
-	if o := ids(g.order()); strings.Join(o, ",") != "j0,j2,j1" {
+	if o := ids(g.Order()); strings.Join(o, ",") != "j0,j2,j1" {
 		t.Fatalf("ran %v", o)
 	}
 	// A finished job stays finished; the same request again is that job.
@@ -184,12 +124,12 @@ func ids(v []plugin.JobID) []string {
 // leaves the job running.
 func TestLocalServiceCancelRunningAndDeadline(t *testing.T) {
 	ctx := context.Background()
-	g := newGate()
-	s := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, Prove: g.prove})
+	g := plugintest.NewGate()
+	s := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, Prove: g.Prove})
 	defer s.Close()
 	s.Submit(ctx, fakeRequest("a", 0, 1))
 	s.Submit(ctx, fakeRequest("b", 0, 2))
-	g.waitRunning(t, "a")
+	g.WaitRunning(t, "a")
 
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	_, err := s.Await(short, "a")
@@ -207,8 +147,8 @@ func TestLocalServiceCancelRunningAndDeadline(t *testing.T) {
 	if _, err := await(t, s, "a"); !errors.As(err, &canc) {
 		t.Fatalf("await cancelled running job: %v", err)
 	}
-	g.waitRunning(t, "b") // the worker is free again
-	g.open("b", nil)
+	g.WaitRunning(t, "b") // the worker is free again
+	g.Open("b", nil)
 	if _, err := await(t, s, "b"); err != nil {
 		t.Fatal(err)
 	}
@@ -216,8 +156,8 @@ func TestLocalServiceCancelRunningAndDeadline(t *testing.T) {
 	if _, err := s.Submit(ctx, fakeRequest("a", 0, 1)); err != nil {
 		t.Fatal(err)
 	}
-	g.waitRunning(t, "a")
-	g.open("a", nil)
+	g.WaitRunning(t, "a")
+	g.Open("a", nil)
 	if _, err := await(t, s, "a"); err != nil {
 		t.Fatalf("resubmitted a: %v", err)
 	}
@@ -227,12 +167,12 @@ func TestLocalServiceCancelRunningAndDeadline(t *testing.T) {
 // service carries on; Close fails queued jobs as unavailable.
 func TestLocalServiceFailures(t *testing.T) {
 	ctx := context.Background()
-	g := newGate()
+	g := plugintest.NewGate()
 	panicky := func(ctx context.Context, r *plugin.Request) (plugin.Proof, []c2.PartitionTiming, error) {
 		if r.ID == "boom" {
 			panic("kaboom")
 		}
-		return g.prove(ctx, r)
+		return g.Prove(ctx, r)
 	}
 	s := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, Prove: panicky, MaxRetained: 2})
 	s.Submit(ctx, fakeRequest("boom", 0, 1))
@@ -241,20 +181,20 @@ func TestLocalServiceFailures(t *testing.T) {
 		t.Fatalf("panic: %v", err)
 	}
 	s.Submit(ctx, fakeRequest("fails", 0, 2))
-	g.waitRunning(t, "fails")
-	g.open("fails", errors.New("no GPU memory"))
+	g.WaitRunning(t, "fails")
+	g.Open("fails", errors.New("no GPU memory"))
 	if _, err := await(t, s, "fails"); !errors.As(err, &in) || in.Msg != "no GPU memory" {
 		t.Fatalf("failure: %v", err)
 	}
 	s.Submit(ctx, fakeRequest("ok", 0, 3))
-	g.waitRunning(t, "ok")
-	g.open("ok", nil)
+	g.WaitRunning(t, "ok")
+	g.Open("ok", nil)
 	if _, err := await(t, s, "ok"); err != nil {
 		t.Fatal(err)
 	}
 	// MaxRetained 2: the oldest finished job is forgotten.
 	s.Submit(ctx, fakeRequest("queued", 0, 4))
-	g.waitRunning(t, "queued")
+	g.WaitRunning(t, "queued")
 	s.Submit(ctx, fakeRequest("waiting", 0, 5))
 	var nf *plugin.NotFoundError
 	if _, err := await(t, s, "boom"); !errors.As(err, &nf) {
@@ -279,7 +219,7 @@ func TestLocalServiceFailures(t *testing.T) {
 
 // Without parameters the job fails with an error that says how to get them.
 func TestLocalServiceMissingParams(t *testing.T) {
-	a, _ := sealed(t)
+	a, _ := plugintest.Sealed(t)
 	r, err := plugin.ParseRequest(context.Background(), plugin.ProveRequest{Sector: sector(1), Commit1Out: a})
 	if err != nil {
 		t.Fatal(err)

@@ -67,9 +67,9 @@ func lotusWorker(t *testing.T, prove plugin.ProveFunc, queue int) (*plugintest.L
 // queue with lotus's error codes, and registers again when the miner
 // restarts.
 func TestLotusWorker(t *testing.T) {
-	a, _ := sealed(t)
-	g := newGate()
-	miner, w, cw := lotusWorker(t, g.prove, 1)
+	a, _ := plugintest.Sealed(t)
+	g := plugintest.NewGate()
+	miner, w, cw := lotusWorker(t, g.Prove, 1)
 	ctx := context.Background()
 	api := cw.API
 
@@ -140,11 +140,11 @@ func TestLotusWorker(t *testing.T) {
 		t.Fatalf("SealCommit2: %+v %v", ci, err)
 	}
 	id := plugin.JobID("lotus-" + ci.String())
-	g.waitRunning(t, id)
+	g.WaitRunning(t, id)
 	if w.InFlight() != 1 {
 		t.Fatalf("in flight: %d", w.InFlight())
 	}
-	g.open(id, nil)
+	g.Open(id, nil)
 	r := miner.WaitReturn(t, 10*time.Second)
 	if r.Call != ci || string(r.Proof) != "proof of "+string(id) || r.Err != nil || r.Attempt != 3 {
 		t.Fatalf("return %+v", r)
@@ -157,7 +157,7 @@ func TestLotusWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	idFail := plugin.JobID("lotus-" + ciFail.String())
-	g.waitRunning(t, idFail)
+	g.WaitRunning(t, idFail)
 	ciQueued, err := api.SealCommit2(ctx, sector(1), a)
 	if err != nil {
 		t.Fatal(err)
@@ -170,14 +170,14 @@ func TestLotusWorker(t *testing.T) {
 	if r.Call != ciBusy || r.Err == nil || r.Err.Code != plugin.ErrTempUnknown || !strings.Contains(r.Err.Message, "busy") || r.Proof != nil {
 		t.Fatalf("busy return %+v (%+v)", r, r.Err)
 	}
-	g.open(idFail, errors.New("the GPU caught fire"))
+	g.Open(idFail, errors.New("the GPU caught fire"))
 	r = miner.WaitReturn(t, 10*time.Second)
 	if r.Call != ciFail || r.Err == nil || r.Err.Code != plugin.ErrUnknown || !strings.Contains(r.Err.Message, "the GPU caught fire") ||
 		!strings.Contains(r.Err.Message, "[name: test-worker]") {
 		t.Fatalf("failure return %+v (%+v)", r, r.Err)
 	}
 	idQueued := plugin.JobID("lotus-" + ciQueued.String())
-	g.waitRunning(t, idQueued)
+	g.WaitRunning(t, idQueued)
 
 	// The miner restarts: the worker registers again once it is quiet.
 	miner.Restart()
@@ -186,7 +186,7 @@ func TestLotusWorker(t *testing.T) {
 		t.Fatal("registered again while a call was in flight")
 	case <-time.After(200 * time.Millisecond):
 	}
-	g.open(idQueued, nil)
+	g.Open(idQueued, nil)
 	if r := miner.WaitReturn(t, 10*time.Second); r.Call != ciQueued || r.Err != nil {
 		t.Fatalf("queued return %+v", r)
 	}
@@ -194,7 +194,7 @@ func TestLotusWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	miner.WaitConnected(t, 10*time.Second)
-	waitFor(t, 5*time.Second, "the second registration", func() bool { return w.Registrations() == 2 })
+	plugintest.WaitFor(t, 5*time.Second, "the second registration", func() bool { return w.Registrations() == 2 })
 	if w.InFlight() != 0 {
 		t.Fatalf("in flight %d", w.InFlight())
 	}
@@ -212,14 +212,14 @@ func TestLotusWorker(t *testing.T) {
 
 // A miner whose API version is not 1.5.x is refused, as lotus-worker does.
 func TestLotusWorkerMinerVersion(t *testing.T) {
-	w, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{Prover: errProver{}, Miner: oldMiner{}, Name: "w"})
+	w, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{Prover: plugintest.ErrProver{}, Miner: oldMiner{}, Name: "w"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Run(context.Background(), "http://127.0.0.1:1/rpc/v0"); err == nil || !strings.Contains(err.Error(), "want 1.5.0") {
 		t.Fatalf("Run: %v", err)
 	}
-	if _, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{Prover: errProver{}, Miner: oldMiner{}, Name: "w",
+	if _, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{Prover: plugintest.ErrProver{}, Miner: oldMiner{}, Name: "w",
 		Lookup: func(k string) (string, bool) { return "lots", k == "C2_MIN_MEMORY" }}); err == nil || !strings.Contains(err.Error(), "C2_MIN_MEMORY") {
 		t.Fatalf("bad resource override: %v", err)
 	}
@@ -236,10 +236,10 @@ func (oldMiner) Version(context.Context) (plugin.LotusAPIVersionInfo, error) {
 // ErrTempWorkerRestart, as lotus's workers do. Two workers cannot share
 // the file.
 func TestLotusWorkerRestartReportsLostCalls(t *testing.T) {
-	a, _ := sealed(t)
-	g := newGate()
+	a, _ := plugintest.Sealed(t)
+	g := plugintest.NewGate()
 	miner := plugintest.NewLotusMiner(t)
-	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 4, Prove: g.prove})
+	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 4, Prove: g.Prove})
 	t.Cleanup(func() { svc.Close() })
 	info, _ := plugin.ParseMinerAPIInfo(miner.APIInfo)
 	mc, closer, err := plugin.DialLotusMiner(context.Background(), info)
@@ -275,16 +275,16 @@ func TestLotusWorkerRestartReportsLostCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.waitRunning(t, plugin.JobID("lotus-"+ci.String()))
+	g.WaitRunning(t, plugin.JobID("lotus-"+ci.String()))
 	stop1()
-	waitFor(t, 5*time.Second, "the first worker to let go of its call", func() bool { return w1.InFlight() == 0 })
+	plugintest.WaitFor(t, 5*time.Second, "the first worker to let go of its call", func() bool { return w1.InFlight() == 0 })
 	_, _, stop2 := start("w2")
 	defer stop2()
 	r := miner.WaitReturn(t, 10*time.Second)
 	if r.Call != ci || r.Err == nil || r.Err.Code != plugin.ErrTempWorkerRestart || !strings.Contains(r.Err.Message, "restarted") {
 		t.Fatalf("lost call: %+v (%+v)", r, r.Err)
 	}
-	waitFor(t, 5*time.Second, "the calls file to empty", func() bool {
+	plugintest.WaitFor(t, 5*time.Second, "the calls file to empty", func() bool {
 		b, err := os.ReadFile(calls)
 		return err == nil && string(b) == "[]"
 	})

@@ -70,7 +70,7 @@ func post(t *testing.T, url string, body []byte, header string) (int, []byte, ht
 
 // The status codes of the RemoteCommit2Endpoint, over a fake prover.
 func TestRemoteCommit2Statuses(t *testing.T) {
-	a, _ := sealed(t)
+	a, _ := plugintest.Sealed(t)
 	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 4,
 		Prove: func(ctx context.Context, r *plugin.Request) (plugin.Proof, []c2.PartitionTiming, error) {
 			return plugin.Proof("proof of sector " + r.Sector.String()), nil, nil
@@ -132,7 +132,7 @@ func TestRemoteCommit2Statuses(t *testing.T) {
 		{&plugin.UnavailableError{Msg: "restarting"}, 503},
 		{&plugin.InternalError{Msg: "the proof does not verify"}, 500},
 	} {
-		url, toks := remoteC2(t, errProver{tc.err}, 0, nil)
+		url, toks := remoteC2(t, plugintest.ErrProver{Err: tc.err}, 0, nil)
 		code, body, h := post(t, url+"?token="+toks["write"], good, "")
 		if code != tc.code || !strings.Contains(string(body), tc.err.Error()) || (code == 503) != (h.Get("Retry-After") != "") {
 			t.Errorf("%T: %d %q %v", tc.err, code, body, h)
@@ -142,9 +142,9 @@ func TestRemoteCommit2Statuses(t *testing.T) {
 
 // A client that goes away cancels its job.
 func TestRemoteCommit2ClientGone(t *testing.T) {
-	a, _ := sealed(t)
-	g := newGate()
-	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 4, Prove: g.prove})
+	a, _ := plugintest.Sealed(t)
+	g := plugintest.NewGate()
+	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 4, Prove: g.Prove})
 	t.Cleanup(func() { svc.Close() })
 	srv := plugin.NewServer(svc, "test")
 	url, toks := remoteC2(t, srv, 0, nil)
@@ -156,13 +156,13 @@ func TestRemoteCommit2ClientGone(t *testing.T) {
 		done <- err
 	}()
 	select {
-	case <-g.running:
+	case <-g.Running():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the job did not start")
 	}
 	cancel()
 	<-done
-	waitFor(t, 5*time.Second, "the job to be cancelled", func() bool {
+	plugintest.WaitFor(t, 5*time.Second, "the job to be cancelled", func() bool {
 		st, _ := srv.Status(context.Background())
 		return st.Totals.Cancelled == 1 && len(st.Running) == 0
 	})

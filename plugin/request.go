@@ -20,8 +20,8 @@ import (
 // request is a third larger). A 32GiB C1 is about 50 MB.
 const MaxC1Size = 192 << 20
 
-// maxIDLen bounds a client-chosen job id.
-const maxIDLen = 128
+// MaxIDLen bounds a client-chosen job id.
+const MaxIDLen = 128
 
 // Request is a validated ProveRequest, what a Service queues: the C1 is
 // decoded, validated and its vanilla proofs checked, and it belongs to the
@@ -124,10 +124,10 @@ func ParseRequest(ctx context.Context, req ProveRequest) (*Request, error) {
 	}, nil
 }
 
-// checkID accepts an empty id or up to maxIDLen bytes of printable ASCII.
+// checkID accepts an empty id or up to MaxIDLen bytes of printable ASCII.
 func checkID(id JobID) error {
-	if len(id) > maxIDLen {
-		return &BadInputError{Field: "ID", Msg: fmt.Sprintf("%d bytes, at most %d", len(id), maxIDLen)}
+	if len(id) > MaxIDLen {
+		return &BadInputError{Field: "ID", Msg: fmt.Sprintf("%d bytes, at most %d", len(id), MaxIDLen)}
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] <= ' ' || id[i] > '~' {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/filecoin-project/go-state-types/abi"
@@ -13,22 +12,6 @@ import (
 	"github.com/filc2/filc2/plugin/plugintest"
 	"github.com/filc2/filc2/proofs/c1"
 )
-
-var (
-	c1Once sync.Once
-	c1A    []byte // sector 1 of plugintest.Miner
-	c1B    []byte // sector 2
-)
-
-// sealed returns two sealed 2KiB C1 outputs, made once.
-func sealed(t *testing.T) (a, b []byte) {
-	t.Helper()
-	c1Once.Do(func() {
-		c1A = plugintest.SealC1(t, 1, 3)
-		c1B = plugintest.SealC1(t, 2, 4)
-	})
-	return c1A, c1B
-}
 
 func sector(n uint64) plugin.SectorRef {
 	return plugin.SectorRef{ID: abi.SectorID{Miner: plugintest.Miner, Number: abi.SectorNumber(n)}, ProofType: plugintest.Proof.Proof}
@@ -46,7 +29,7 @@ func badInput(t *testing.T, what string, err error, field, want string) {
 
 func TestParseRequest(t *testing.T) {
 	ctx := context.Background()
-	a, _ := sealed(t)
+	a, _ := plugintest.Sealed(t)
 	r, err := plugin.ParseRequest(ctx, plugin.ProveRequest{Sector: sector(1), Commit1Out: a, Priority: 7})
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,12 @@ import (
 
 	"github.com/filc2/filc2/engine"
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/plugintest"
 )
 
 // statusProver answers Status with a fixed snapshot.
 type statusProver struct {
-	errProver
+	plugintest.ErrProver
 	st plugin.Status
 }
 

@@ -1,6 +1,8 @@
-package plugin
+// Package curio serves curio's cuzk.v1.ProvingEngine gRPC API over a plugin.Prover: what a
+// curio node with [Cuzk] Address set calls for PoRep, WindowPoSt and WinningPoSt (see docs/curio.md).
+package curio
 
-//go:generate protoc -I proto --go_out=proto --go_opt=paths=source_relative --go-grpc_out=proto --go-grpc_opt=paths=source_relative cuzk/v1/proving.proto
+//go:generate protoc -I ../proto --go_out=../proto --go_opt=paths=source_relative --go-grpc_out=../proto --go-grpc_opt=paths=source_relative cuzk/v1/proving.proto
 
 import (
 	"bytes"
@@ -23,18 +25,19 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/filc2/filc2/plugin"
 	fabi "github.com/filc2/filc2/proofs/abi"
 
 	cuzkv1 "github.com/filc2/filc2/plugin/proto/cuzk/v1"
 )
 
-// CuzkQueueKind is the proof_kind name of the one queue GetStatus reports,
+// QueueKind is the proof_kind name of the one queue GetStatus reports,
 // the name cuzk gives POREP_SEAL_COMMIT.
-const CuzkQueueKind = "porep-c2"
+const QueueKind = "porep-c2"
 
-// CircuitManager is what a Prover may offer to load and release a
+// CircuitManager is what a plugin.Prover may offer to load and release a
 // circuit's parameters on request (cuzk's PreloadSRS and EvictSRS). A
-// Prover without it loads parameters on first use and keeps them; the gRPC
+// plugin.Prover without it loads parameters on first use and keeps them; the gRPC
 // service then answers those calls UNIMPLEMENTED, "not supported by this
 // backend".
 type CircuitManager interface {
@@ -46,19 +49,19 @@ type CircuitManager interface {
 	EvictCircuit(ctx context.Context, proof abi.RegisteredSealProof) (wasLoaded bool, freedBytes uint64, err error)
 }
 
-// CuzkConfig configures NewCuzkService.
-type CuzkConfig struct {
+// Config configures NewService.
+type Config struct {
 	// Prover proves; when it is also a CircuitManager, PreloadSRS and
 	// EvictSRS use it.
-	Prover Prover
+	Prover plugin.Prover
 	// Gatherer answers GetMetrics (the host's registry); nil: the prover's
-	// Status as Prometheus metrics (NewStatusCollector).
+	// Status as Prometheus metrics (plugin.NewStatusCollector).
 	Gatherer prometheus.Gatherer
 	// Logger (default: none).
 	Logger hclog.Logger
 }
 
-// CuzkService is the cuzk.v1.ProvingEngine gRPC service over a Prover: what
+// Service is the cuzk.v1.ProvingEngine gRPC service over a plugin.Prover: what
 // curio's [Cuzk] client calls. It proves POREP_SEAL_COMMIT,
 // WINDOW_POST_PARTITION and WINNING_POST; SNAP_DEALS_UPDATE is answered
 // UNIMPLEMENTED.
@@ -70,45 +73,45 @@ type CuzkConfig struct {
 //	CancelProof  Cancel
 //	GetStatus    GPUs, resident circuits, the porep-c2 queue counts, totals
 //	GetMetrics   the Prometheus text
-//	PreloadSRS, EvictSRS  through CircuitManager when the Prover has it
+//	PreloadSRS, EvictSRS  through CircuitManager when the plugin.Prover has it
 //
 // Errors before a job exists are gRPC statuses: INVALID_ARGUMENT for bad
 // input, RESOURCE_EXHAUSTED when the queue is full, UNAVAILABLE when the
 // prover is restarting, NOT_FOUND for an unknown job id.
-type CuzkService struct {
+type Service struct {
 	cuzkv1.UnimplementedProvingEngineServer
-	p       Prover
+	p       plugin.Prover
 	g       prometheus.Gatherer
 	log     hclog.Logger
 	started time.Time
 }
 
-var _ cuzkv1.ProvingEngineServer = (*CuzkService)(nil)
+var _ cuzkv1.ProvingEngineServer = (*Service)(nil)
 
-// NewCuzkService returns the service.
-func NewCuzkService(cfg CuzkConfig) *CuzkService {
+// NewService returns the service.
+func NewService(cfg Config) *Service {
 	g := cfg.Gatherer
 	if g == nil {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(NewStatusCollector(cfg.Prover))
+		reg.MustRegister(plugin.NewStatusCollector(cfg.Prover))
 		g = reg
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return &CuzkService{p: cfg.Prover, g: g, log: log, started: time.Now()}
+	return &Service{p: cfg.Prover, g: g, log: log, started: time.Now()}
 }
 
-// NewCuzkGRPCServer returns a gRPC server with svc registered, accepting
-// messages of up to DefaultMaxRequestSize (a 64GiB C1 output) and sending
+// NewGRPCServer returns a gRPC server with svc registered, accepting
+// messages of up to plugin.DefaultMaxRequestSize (a 64GiB C1 output) and sending
 // up to the same (curio's client allows 256 MiB both ways). A panic in a
 // call is answered INTERNAL and logged; it does not take the process down
 // (gRPC itself does not recover handlers).
-func NewCuzkGRPCServer(svc *CuzkService, opts ...grpc.ServerOption) *grpc.Server {
+func NewGRPCServer(svc *Service, opts ...grpc.ServerOption) *grpc.Server {
 	srv := grpc.NewServer(append([]grpc.ServerOption{
-		grpc.MaxRecvMsgSize(DefaultMaxRequestSize),
-		grpc.MaxSendMsgSize(DefaultMaxRequestSize),
+		grpc.MaxRecvMsgSize(plugin.DefaultMaxRequestSize),
+		grpc.MaxSendMsgSize(plugin.DefaultMaxRequestSize),
 		grpc.ChainUnaryInterceptor(svc.recoverUnary),
 		grpc.ChainStreamInterceptor(svc.recoverStream),
 	}, opts...)...)
@@ -117,51 +120,51 @@ func NewCuzkGRPCServer(svc *CuzkService, opts ...grpc.ServerOption) *grpc.Server
 }
 
 // recoverUnary turns a panic in a unary call into an INTERNAL status.
-func (s *CuzkService) recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+func (s *Service) recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	defer s.recovered(info.FullMethod, &err)
 	return handler(ctx, req)
 }
 
 // recoverStream turns a panic in a streaming call into an INTERNAL status.
-func (s *CuzkService) recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+func (s *Service) recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 	defer s.recovered(info.FullMethod, &err)
 	return handler(srv, ss)
 }
 
 // recovered is deferred by the interceptors: it stops a panic and sets *err.
-func (s *CuzkService) recovered(method string, err *error) {
+func (s *Service) recovered(method string, err *error) {
 	if r := recover(); r != nil {
 		s.log.Error("panic in a gRPC call", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		*err = status.Errorf(codes.Internal, "internal error in %s: %v", method, r)
 	}
 }
 
-// proveRequest turns a SubmitProofRequest into a ProveRequest:
+// proveRequest turns a SubmitProofRequest into a plugin.ProveRequest:
 // POREP_SEAL_COMMIT, WINDOW_POST_PARTITION and WINNING_POST; SNAP_DEALS_UPDATE
 // is refused as unimplemented.
-func proveRequest(r *cuzkv1.SubmitProofRequest) (ProveRequest, error) {
+func proveRequest(r *cuzkv1.SubmitProofRequest) (plugin.ProveRequest, error) {
 	if r == nil {
-		return ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: no request (Prove needs submit)")
+		return plugin.ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: no request (Prove needs submit)")
 	}
 	switch k := r.GetProofKind(); k {
 	case cuzkv1.ProofKind_POREP_SEAL_COMMIT:
 	case cuzkv1.ProofKind_WINDOW_POST_PARTITION, cuzkv1.ProofKind_WINNING_POST:
 		return postRequest(r)
 	case cuzkv1.ProofKind_SNAP_DEALS_UPDATE:
-		return ProveRequest{}, status.Errorf(codes.Unimplemented, "unsupported: proof kind %s; filc2 proves POREP_SEAL_COMMIT, WINDOW_POST_PARTITION and WINNING_POST", k)
+		return plugin.ProveRequest{}, status.Errorf(codes.Unimplemented, "unsupported: proof kind %s; filc2 proves POREP_SEAL_COMMIT, WINDOW_POST_PARTITION and WINNING_POST", k)
 	default:
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: proof_kind %d: want POREP_SEAL_COMMIT, WINDOW_POST_PARTITION or WINNING_POST", int32(k))
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: proof_kind %d: want POREP_SEAL_COMMIT, WINDOW_POST_PARTITION or WINNING_POST", int32(k))
 	}
 	if r.GetRegisteredProof() > math.MaxInt64 {
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredSealProof", r.GetRegisteredProof())
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredSealProof", r.GetRegisteredProof())
 	}
 	pt := abi.RegisteredSealProof(r.GetRegisteredProof())
 	p, err := fabi.Lookup(pt)
 	if err != nil {
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof: %v", err)
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof: %v", err)
 	}
 	if ss := r.GetSectorSize(); ss != 0 && ss != uint64(p.SectorSize) {
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: sector_size %d, but registered_proof %d (%s) has %d-byte sectors",
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: sector_size %d, but registered_proof %d (%s) has %d-byte sectors",
 			ss, pt, p.Name, uint64(p.SectorSize))
 	}
 	if len(r.GetVanillaProof()) == 0 {
@@ -169,11 +172,11 @@ func proveRequest(r *cuzkv1.SubmitProofRequest) (ProveRequest, error) {
 		if len(r.GetVanillaProofs()) > 0 {
 			msg += "; vanilla_proofs is for the other proof kinds"
 		}
-		return ProveRequest{}, status.Error(codes.InvalidArgument, msg)
+		return plugin.ProveRequest{}, status.Error(codes.InvalidArgument, msg)
 	}
-	return ProveRequest{
-		ID:         JobID(r.GetRequestId()),
-		Sector:     SectorRef{ID: abi.SectorID{Miner: abi.ActorID(r.GetMinerId()), Number: abi.SectorNumber(r.GetSectorNumber())}, ProofType: pt},
+	return plugin.ProveRequest{
+		ID:         plugin.JobID(r.GetRequestId()),
+		Sector:     plugin.SectorRef{ID: abi.SectorID{Miner: abi.ActorID(r.GetMinerId()), Number: abi.SectorNumber(r.GetSectorNumber())}, ProofType: pt},
 		Commit1Out: r.GetVanillaProof(),
 		Priority:   cuzkPriority(r.GetPriority()),
 	}, nil
@@ -184,40 +187,40 @@ func proveRequest(r *cuzkv1.SubmitProofRequest) (ProveRequest, error) {
 // registered_proof an abi.RegisteredPoStProof of the kind, randomness (32
 // bytes, masked by curio and again here), vanilla_proofs one bincode
 // FallbackPoStSectorProof per sector, partition_index, miner_id.
-func postRequest(r *cuzkv1.SubmitProofRequest) (ProveRequest, error) {
+func postRequest(r *cuzkv1.SubmitProofRequest) (plugin.ProveRequest, error) {
 	if r.GetRegisteredProof() > math.MaxInt64 {
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredPoStProof", r.GetRegisteredProof())
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredPoStProof", r.GetRegisteredProof())
 	}
 	pt := abi.RegisteredPoStProof(r.GetRegisteredProof())
 	p, err := fabi.LookupPoSt(pt)
 	if err != nil {
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof: %v", err)
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof: %v", err)
 	}
 	want := fabi.Window
 	if r.GetProofKind() == cuzkv1.ProofKind_WINNING_POST {
 		want = fabi.Winning
 	}
 	if p.Kind != want {
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is %s, not a %s type", pt, p.Name, r.GetProofKind())
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is %s, not a %s type", pt, p.Name, r.GetProofKind())
 	}
 	if ss := r.GetSectorSize(); ss != 0 && ss != uint64(p.SectorSize) {
-		return ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: sector_size %d, but registered_proof %d (%s) has %d-byte sectors",
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: sector_size %d, but registered_proof %d (%s) has %d-byte sectors",
 			ss, pt, p.Name, uint64(p.SectorSize))
 	}
 	if len(r.GetVanillaProof()) != 0 {
-		return ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: vanilla_proof is set: a PoSt's per-sector vanilla proofs go in vanilla_proofs")
+		return plugin.ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: vanilla_proof is set: a PoSt's per-sector vanilla proofs go in vanilla_proofs")
 	}
-	return ProveRequest{
-		ID:       JobID(r.GetRequestId()),
-		Sector:   SectorRef{ID: abi.SectorID{Miner: abi.ActorID(r.GetMinerId())}},
+	return plugin.ProveRequest{
+		ID:       plugin.JobID(r.GetRequestId()),
+		Sector:   plugin.SectorRef{ID: abi.SectorID{Miner: abi.ActorID(r.GetMinerId())}},
 		Priority: cuzkPriority(r.GetPriority()),
-		PoSt: &PoStRequest{ProofType: pt, Randomness: r.GetRandomness(), VanillaProofs: r.GetVanillaProofs(),
+		PoSt: &plugin.PoStRequest{ProofType: pt, Randomness: r.GetRandomness(), VanillaProofs: r.GetVanillaProofs(),
 			Partition: int(r.GetPartitionIndex())},
 	}, nil
 }
 
 // contentDigest identifies a request's content for a reused request_id.
-func contentDigest(req ProveRequest) [sha256.Size]byte {
+func contentDigest(req plugin.ProveRequest) [sha256.Size]byte {
 	h := sha256.New()
 	h.Write(req.Commit1Out)
 	if ps := req.PoSt; ps != nil {
@@ -232,7 +235,7 @@ func contentDigest(req ProveRequest) [sha256.Size]byte {
 	return d
 }
 
-// cuzkPriority maps cuzk's priorities onto the Prover's: NORMAL (and
+// cuzkPriority maps cuzk's priorities onto the plugin.Prover's: NORMAL (and
 // unspecified) is 0, as lotus's SealCommit2; LOW −1, HIGH 1, CRITICAL 2.
 func cuzkPriority(p cuzkv1.Priority) int {
 	switch p {
@@ -246,7 +249,7 @@ func cuzkPriority(p cuzkv1.Priority) int {
 	return 0
 }
 
-// grpcError maps a Prover error onto a gRPC status.
+// grpcError maps a plugin.Prover error onto a gRPC status.
 func grpcError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
@@ -258,12 +261,12 @@ func grpcError(ctx context.Context, err error) error {
 		return status.FromContextError(ctx.Err()).Err()
 	}
 	var (
-		bad  *BadInputError
-		busy *BusyError
-		unav *UnavailableError
-		nf   *NotFoundError
-		canc *CancelledError
-		perm *PermissionError
+		bad  *plugin.BadInputError
+		busy *plugin.BusyError
+		unav *plugin.UnavailableError
+		nf   *plugin.NotFoundError
+		canc *plugin.CancelledError
+		perm *plugin.PermissionError
 	)
 	switch {
 	case errors.As(err, &bad):
@@ -289,20 +292,20 @@ func grpcError(ctx context.Context, err error) error {
 // curio reuses "porep-<miner>-<number>" when it retries a task, and
 // "wdpost-<miner>-0-<randomness>" for the two chain partitions of one
 // deadline, which must be two jobs, not one.
-func (s *CuzkService) submit(ctx context.Context, r *cuzkv1.SubmitProofRequest) (JobID, error) {
+func (s *Service) submit(ctx context.Context, r *cuzkv1.SubmitProofRequest) (plugin.JobID, error) {
 	req, err := proveRequest(r)
 	if err != nil {
 		return "", err
 	}
 	id, err := s.p.Submit(ctx, req)
-	var bad *BadInputError
+	var bad *plugin.BadInputError
 	if err != nil && req.ID != "" && errors.As(err, &bad) && bad.Field == "ID" {
 		d := contentDigest(req)
 		alt := string(req.ID)
-		if len(alt) > maxIDLen-17 {
-			alt = alt[:maxIDLen-17]
+		if len(alt) > plugin.MaxIDLen-17 {
+			alt = alt[:plugin.MaxIDLen-17]
 		}
-		req.ID = JobID(alt + "-" + hex.EncodeToString(d[:8]))
+		req.ID = plugin.JobID(alt + "-" + hex.EncodeToString(d[:8]))
 		s.log.Info("request_id reused for another request; using the content's id", "request_id", r.GetRequestId(), "job", req.ID)
 		id, err = s.p.Submit(ctx, req)
 	}
@@ -318,7 +321,7 @@ func (s *CuzkService) submit(ctx context.Context, r *cuzkv1.SubmitProofRequest) 
 }
 
 // SubmitProof implements cuzk's SubmitProof.
-func (s *CuzkService) SubmitProof(ctx context.Context, r *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
+func (s *Service) SubmitProof(ctx context.Context, r *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
 	id, err := s.submit(ctx, r)
 	if err != nil {
 		return nil, err
@@ -335,7 +338,7 @@ func (s *CuzkService) SubmitProof(ctx context.Context, r *cuzkv1.SubmitProofRequ
 }
 
 // await waits for job id, at most timeout when it is positive.
-func (s *CuzkService) await(ctx context.Context, id JobID, timeout time.Duration) (*cuzkv1.AwaitProofResponse, error) {
+func (s *Service) await(ctx context.Context, id plugin.JobID, timeout time.Duration) (*cuzkv1.AwaitProofResponse, error) {
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		actx, cancel = context.WithTimeout(ctx, timeout)
@@ -344,8 +347,8 @@ func (s *CuzkService) await(ctx context.Context, id JobID, timeout time.Duration
 	res, err := s.p.Await(actx, id)
 	out := &cuzkv1.AwaitProofResponse{JobId: string(id)}
 	var (
-		nf   *NotFoundError
-		canc *CancelledError
+		nf   *plugin.NotFoundError
+		canc *plugin.CancelledError
 	)
 	switch {
 	case err == nil:
@@ -369,10 +372,10 @@ func (s *CuzkService) await(ctx context.Context, id JobID, timeout time.Duration
 	return out, nil
 }
 
-// fillTimings reports a Result's times: the queue, synthesis, proving (the
+// fillTimings reports a plugin.Result's times: the queue, synthesis, proving (the
 // MSMs and NTTs, on whichever backend), and the rest of the job (loading
 // parameters on first use, verification) as srs_load_ms.
-func fillTimings(out *cuzkv1.AwaitProofResponse, res Result) {
+func fillTimings(out *cuzkv1.AwaitProofResponse, res plugin.Result) {
 	var synth, prove, verify time.Duration
 	for _, p := range res.Partitions {
 		synth += p.SynthesisNS
@@ -393,16 +396,16 @@ func fillTimings(out *cuzkv1.AwaitProofResponse, res Result) {
 }
 
 // AwaitProof implements cuzk's AwaitProof; timeout_ms is honoured.
-func (s *CuzkService) AwaitProof(ctx context.Context, r *cuzkv1.AwaitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
+func (s *Service) AwaitProof(ctx context.Context, r *cuzkv1.AwaitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
 	if r.GetJobId() == "" {
 		return nil, status.Error(codes.InvalidArgument, "bad input: job_id is empty")
 	}
-	return s.await(ctx, JobID(r.GetJobId()), time.Duration(min(r.GetTimeoutMs(), math.MaxInt64/uint64(time.Millisecond)))*time.Millisecond)
+	return s.await(ctx, plugin.JobID(r.GetJobId()), time.Duration(min(r.GetTimeoutMs(), math.MaxInt64/uint64(time.Millisecond)))*time.Millisecond)
 }
 
 // Prove implements cuzk's Prove, the call curio makes: submit and await.
 // When the caller goes away (curio's ProveTimeout) the job is cancelled.
-func (s *CuzkService) Prove(ctx context.Context, r *cuzkv1.ProveRequest) (*cuzkv1.ProveResponse, error) {
+func (s *Service) Prove(ctx context.Context, r *cuzkv1.ProveRequest) (*cuzkv1.ProveResponse, error) {
 	id, err := s.submit(ctx, r.GetSubmit())
 	if err != nil {
 		return nil, err
@@ -422,8 +425,8 @@ func (s *CuzkService) Prove(ctx context.Context, r *cuzkv1.ProveRequest) (*cuzkv
 }
 
 // CancelProof implements cuzk's CancelProof.
-func (s *CuzkService) CancelProof(ctx context.Context, r *cuzkv1.CancelProofRequest) (*cuzkv1.CancelProofResponse, error) {
-	id := JobID(r.GetJobId())
+func (s *Service) CancelProof(ctx context.Context, r *cuzkv1.CancelProofRequest) (*cuzkv1.CancelProofResponse, error) {
+	id := plugin.JobID(r.GetJobId())
 	running := false
 	if st, err := s.p.Status(ctx); err == nil {
 		for _, j := range st.Running {
@@ -440,12 +443,12 @@ func (s *CuzkService) CancelProof(ctx context.Context, r *cuzkv1.CancelProofRequ
 // queued (pending) and proving (in_progress) SealCommit2 jobs, and
 // window-post and winning-post when such jobs are there: curio sums them
 // all for its backpressure.
-func (s *CuzkService) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest) (*cuzkv1.GetStatusResponse, error) {
+func (s *Service) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest) (*cuzkv1.GetStatusResponse, error) {
 	st, err := s.p.Status(ctx)
 	if err != nil {
 		return nil, grpcError(ctx, err)
 	}
-	queues := map[string]*cuzkv1.QueueStatus{CuzkQueueKind: {ProofKind: CuzkQueueKind}}
+	queues := map[string]*cuzkv1.QueueStatus{QueueKind: {ProofKind: QueueKind}}
 	queue := func(kind string) *cuzkv1.QueueStatus {
 		name := cuzkQueueName(kind)
 		q := queues[name]
@@ -462,7 +465,7 @@ func (s *CuzkService) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest)
 		queue(j.Kind).InProgress++
 	}
 	out := &cuzkv1.GetStatusResponse{
-		Queues:               []*cuzkv1.QueueStatus{queues[CuzkQueueKind]},
+		Queues:               []*cuzkv1.QueueStatus{queues[QueueKind]},
 		TotalProofsCompleted: st.Totals.Succeeded,
 		TotalProofsFailed:    st.Totals.Failed,
 		UptimeSeconds:        uint64(time.Since(s.started) / time.Second),
@@ -506,14 +509,14 @@ func (s *CuzkService) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest)
 // else the kind's own name.
 func cuzkQueueName(kind string) string {
 	if kind == "" || kind == "porep" {
-		return CuzkQueueKind
+		return QueueKind
 	}
 	return kind
 }
 
 // GetMetrics implements cuzk's GetMetrics: the Gatherer's metrics in the
 // Prometheus text format.
-func (s *CuzkService) GetMetrics(ctx context.Context, _ *cuzkv1.GetMetricsRequest) (*cuzkv1.GetMetricsResponse, error) {
+func (s *Service) GetMetrics(ctx context.Context, _ *cuzkv1.GetMetricsRequest) (*cuzkv1.GetMetricsResponse, error) {
 	mfs, err := s.g.Gather()
 	if err != nil && len(mfs) == 0 {
 		return nil, status.Error(codes.Internal, "gathering metrics: "+err.Error())
@@ -528,7 +531,7 @@ func (s *CuzkService) GetMetrics(ctx context.Context, _ *cuzkv1.GetMetricsReques
 }
 
 // PreloadSRS implements cuzk's PreloadSRS through CircuitManager.
-func (s *CuzkService) PreloadSRS(ctx context.Context, r *cuzkv1.PreloadSrsRequest) (*cuzkv1.PreloadSrsResponse, error) {
+func (s *Service) PreloadSRS(ctx context.Context, r *cuzkv1.PreloadSrsRequest) (*cuzkv1.PreloadSrsResponse, error) {
 	pt, err := ParseCircuitID(r.GetCircuitId())
 	if err != nil {
 		return nil, err
@@ -546,7 +549,7 @@ func (s *CuzkService) PreloadSRS(ctx context.Context, r *cuzkv1.PreloadSrsReques
 }
 
 // EvictSRS implements cuzk's EvictSRS through CircuitManager.
-func (s *CuzkService) EvictSRS(ctx context.Context, r *cuzkv1.EvictSrsRequest) (*cuzkv1.EvictSrsResponse, error) {
+func (s *Service) EvictSRS(ctx context.Context, r *cuzkv1.EvictSrsRequest) (*cuzkv1.EvictSrsResponse, error) {
 	pt, err := ParseCircuitID(r.GetCircuitId())
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package plugin_test
+package curio_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/curio"
 	"github.com/filc2/filc2/plugin/plugintest"
 	cuzkv1 "github.com/filc2/filc2/plugin/proto/cuzk/v1"
 )
@@ -28,7 +29,7 @@ func cuzkClient(t *testing.T, p plugin.Prover) cuzkv1.ProvingEngineClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := plugin.NewCuzkGRPCServer(plugin.NewCuzkService(plugin.CuzkConfig{Prover: p}))
+	srv := curio.NewGRPCServer(curio.NewService(curio.Config{Prover: p}))
 	go srv.Serve(ln)
 	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient("dns:///"+ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -76,9 +77,9 @@ func wantCode(t *testing.T, what string, err error, code codes.Code, msg string)
 // input, Submit/Await/Cancel and their statuses, GetStatus's queue counts,
 // metrics, a full queue, request ids reused, and SRS management.
 func TestCuzkService(t *testing.T) {
-	a, b := sealed(t)
-	g := newGate()
-	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 2, Prove: g.prove})
+	a, b := plugintest.Sealed(t)
+	g := plugintest.NewGate()
+	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 2, Prove: g.Prove})
 	t.Cleanup(func() { svc.Close() })
 	c := cuzkClient(t, plugin.NewServer(svc, "test"))
 	ctx := context.Background()
@@ -94,8 +95,8 @@ func TestCuzkService(t *testing.T) {
 		r, err := c.Prove(ctx, &cuzkv1.ProveRequest{Submit: req})
 		ch <- proved{r, err}
 	}()
-	g.waitRunning(t, plugin.JobID(req.RequestId))
-	g.open(plugin.JobID(req.RequestId), nil)
+	g.WaitRunning(t, plugin.JobID(req.RequestId))
+	g.Open(plugin.JobID(req.RequestId), nil)
 	p := <-ch
 	if p.err != nil || p.r.GetResult().GetStatus() != cuzkv1.AwaitProofResponse_COMPLETED || string(p.r.GetResult().GetProof()) != "proof of "+req.RequestId ||
 		p.r.GetResult().GetJobId() != req.RequestId {
@@ -151,7 +152,7 @@ func TestCuzkService(t *testing.T) {
 	if err != nil || s1.GetJobId() != "job-1" {
 		t.Fatalf("submit 1: %v %v", s1, err)
 	}
-	g.waitRunning(t, "job-1")
+	g.WaitRunning(t, "job-1")
 	s2, err := c.SubmitProof(ctx, r2)
 	if err != nil || s2.GetJobId() != "job-2" || s2.GetQueuePosition() != 1 {
 		t.Fatalf("submit 2: %v %v", s2, err)
@@ -187,8 +188,8 @@ func TestCuzkService(t *testing.T) {
 	if cr, err := c.CancelProof(ctx, &cuzkv1.CancelProofRequest{JobId: s3.GetJobId()}); err != nil || cr.GetWasRunning() {
 		t.Fatalf("cancel queued: %v %v", cr, err)
 	}
-	g.waitRunning(t, "job-2")
-	g.open("job-2", errors.New("out of GPU memory"))
+	g.WaitRunning(t, "job-2")
+	g.Open("job-2", errors.New("out of GPU memory"))
 	if aw, err := c.AwaitProof(ctx, &cuzkv1.AwaitProofRequest{JobId: "job-2"}); err != nil || aw.GetStatus() != cuzkv1.AwaitProofResponse_FAILED ||
 		!strings.Contains(aw.GetErrorMessage(), "out of GPU memory") {
 		t.Fatalf("await failed: %v %v", aw, err)
@@ -206,10 +207,10 @@ func TestCuzkService(t *testing.T) {
 		_, err := c.Prove(pctx, &cuzkv1.ProveRequest{Submit: r5})
 		ch <- proved{nil, err}
 	}()
-	g.waitRunning(t, "job-5")
+	g.WaitRunning(t, "job-5")
 	cancel()
 	wantCode(t, "Prove given up", (<-ch).err, codes.Canceled, "")
-	waitFor(t, 5*time.Second, "job-5 to be cancelled", func() bool {
+	plugintest.WaitFor(t, 5*time.Second, "job-5 to be cancelled", func() bool {
 		aw, err := c.AwaitProof(ctx, &cuzkv1.AwaitProofRequest{JobId: "job-5", TimeoutMs: 100})
 		return err == nil && aw.GetStatus() == cuzkv1.AwaitProofResponse_CANCELLED
 	})
@@ -232,7 +233,7 @@ func TestCuzkService(t *testing.T) {
 
 // circuitProver is a Prover with a CircuitManager.
 type circuitProver struct {
-	errProver
+	plugintest.ErrProver
 	loaded map[abi.RegisteredSealProof]bool
 }
 
@@ -249,7 +250,7 @@ func (p *circuitProver) EvictCircuit(_ context.Context, pt abi.RegisteredSealPro
 }
 
 func TestCuzkServiceCircuits(t *testing.T) {
-	p := &circuitProver{errProver: errProver{&plugin.UnavailableError{Msg: "down"}}, loaded: map[abi.RegisteredSealProof]bool{}}
+	p := &circuitProver{ErrProver: plugintest.ErrProver{Err: &plugin.UnavailableError{Msg: "down"}}, loaded: map[abi.RegisteredSealProof]bool{}}
 	c := cuzkClient(t, p)
 	ctx := context.Background()
 	if r, err := c.PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: "porep-32g"}); err != nil || r.GetAlreadyLoaded() {
@@ -272,7 +273,7 @@ func TestCuzkServiceCircuits(t *testing.T) {
 }
 
 // panicProver panics in Status and Submit.
-type panicProver struct{ errProver }
+type panicProver struct{ plugintest.ErrProver }
 
 func (panicProver) Status(context.Context) (plugin.Status, error) { panic("status exploded") }
 func (panicProver) Submit(context.Context, plugin.ProveRequest) (plugin.JobID, error) {
@@ -282,7 +283,7 @@ func (panicProver) Submit(context.Context, plugin.ProveRequest) (plugin.JobID, e
 // A panic behind a gRPC call is answered INTERNAL and the server carries
 // on: no request can take the host down.
 func TestCuzkServicePanics(t *testing.T) {
-	a, _ := sealed(t)
+	a, _ := plugintest.Sealed(t)
 	c := cuzkClient(t, panicProver{})
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {

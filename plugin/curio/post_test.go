@@ -1,4 +1,4 @@
-package plugin_test
+package curio_test
 
 import (
 	"context"
