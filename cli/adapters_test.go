@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/lotus"
 	"github.com/filc2/filc2/plugin/plugintest"
 	cuzkv1 "github.com/filc2/filc2/plugin/proto/cuzk/v1"
 )
@@ -62,7 +63,7 @@ func TestServeLotusAndCurio(t *testing.T) {
 	})
 
 	t.Run("remote-commit2", func(t *testing.T) {
-		url := "http://" + hostport + plugin.RemoteCommit2Path
+		url := "http://" + hostport + lotus.RemoteCommit2Path
 		for _, tc := range []struct {
 			what, query, body string
 			code              int
@@ -207,7 +208,7 @@ func TestWorker(t *testing.T) {
 		t.Fatalf("Version: %s", out)
 	}
 	info, err := cw.API.Info(ctx)
-	if err != nil || info.Hostname == "" || info.Resources.CPUs == 0 || len(info.Resources.Resources[plugin.TTCommit2]) != 15 {
+	if err != nil || info.Hostname == "" || info.Resources.CPUs == 0 || len(info.Resources.Resources[lotus.TTCommit2]) != 15 {
 		t.Fatalf("Info: %+v %v", info, err)
 	}
 	c1o := plugintest.SealC1(t, 3, 9)

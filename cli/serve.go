@@ -18,6 +18,7 @@ import (
 
 	"github.com/filc2/filc2/plugin"
 	"github.com/filc2/filc2/plugin/curio"
+	"github.com/filc2/filc2/plugin/lotus"
 )
 
 // defaultListen is where filc2 serve listens unless told otherwise.
@@ -95,7 +96,7 @@ func serveAction(c *ucli.Context) error {
 	reg.MustRegister(client.Collectors()...)
 	verify := plugin.TokenVerifier(secret)
 	mux := http.NewServeMux()
-	mux.Handle(plugin.RemoteCommit2Path, plugin.NewRemoteCommit2Handler(plugin.RemoteCommit2Config{
+	mux.Handle(lotus.RemoteCommit2Path, lotus.NewRemoteCommit2Handler(lotus.RemoteCommit2Config{
 		Prover:   client,
 		Verify:   verify,
 		Registry: reg,

@@ -16,6 +16,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/lotus"
 )
 
 // defaultWorkerListen is lotus-worker's default address.
@@ -72,7 +73,7 @@ func workerAction(c *ucli.Context) error {
 	if _, err := backendFor(c.String("backend")); err != nil {
 		return usageError(err)
 	}
-	info, err := plugin.ParseMinerAPIInfo(c.String("miner-api"))
+	info, err := lotus.ParseMinerAPIInfo(c.String("miner-api"))
 	if err != nil {
 		return usageError(fmt.Errorf("--miner-api: %w", err))
 	}
@@ -87,7 +88,7 @@ func workerAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	miner, closeMiner, err := plugin.DialLotusMiner(ctx, info)
+	miner, closeMiner, err := lotus.DialMiner(ctx, info)
 	if err != nil {
 		return err
 	}
@@ -106,17 +107,17 @@ func workerAction(c *ucli.Context) error {
 	}
 	defer client.Close()
 
-	tasks := []plugin.TaskType{plugin.TTCommit2}
+	tasks := []lotus.TaskType{lotus.TTCommit2}
 	if c.Bool("windowpost") || c.Bool("winningpost") {
 		tasks = nil
 		if c.Bool("windowpost") {
-			tasks = append(tasks, plugin.TTGenerateWindowPoSt)
+			tasks = append(tasks, lotus.TTGenerateWindowPoSt)
 		}
 		if c.Bool("winningpost") {
-			tasks = append(tasks, plugin.TTGenerateWinningPoSt)
+			tasks = append(tasks, lotus.TTGenerateWinningPoSt)
 		}
 	}
-	w, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{
+	w, err := lotus.NewWorker(lotus.WorkerConfig{
 		Prover:      client,
 		Miner:       miner,
 		Tasks:       tasks,

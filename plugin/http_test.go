@@ -97,7 +97,7 @@ func TestHandlerPermissions(t *testing.T) {
 			t.Fatal(err)
 		}
 		var pe *plugin.PermissionError
-		if _, err := api.SealCommit2(ctx, sector(1), a); !errors.As(err, &pe) || pe.Need != plugin.PermWrite || pe.Method != "Filc2.SealCommit2" {
+		if _, err := api.SealCommit2(ctx, plugintest.Sector(1), a); !errors.As(err, &pe) || pe.Need != plugin.PermWrite || pe.Method != "Filc2.SealCommit2" {
 			t.Fatalf("SealCommit2 with token %.8q: %v", tok, err)
 		}
 		for name, call := range map[string]func() error{
@@ -111,7 +111,7 @@ func TestHandlerPermissions(t *testing.T) {
 		}
 	}
 	for _, p := range []auth.Permission{plugin.PermWrite, plugin.PermAdmin} {
-		proof, err := dial(t, ts.url, bearer(ts.tokens[p])).SealCommit2(ctx, sector(1), a)
+		proof, err := dial(t, ts.url, bearer(ts.tokens[p])).SealCommit2(ctx, plugintest.Sector(1), a)
 		if err != nil || string(proof) != "fake proof" {
 			t.Fatalf("SealCommit2 with %s: %q %v", p, proof, err)
 		}
@@ -133,7 +133,7 @@ func TestHandlerWebsocket(t *testing.T) {
 	a, _ := plugintest.Sealed(t)
 	ctx := context.Background()
 	api := dial(t, "ws"+strings.TrimPrefix(ts.url, "http"), bearer(ts.tokens[plugin.PermWrite]))
-	id, err := api.Submit(ctx, plugin.ProveRequest{ID: "ws-job", Sector: sector(1), Commit1Out: a})
+	id, err := api.Submit(ctx, plugin.ProveRequest{ID: "ws-job", Sector: plugintest.Sector(1), Commit1Out: a})
 	if err != nil || id != "ws-job" {
 		t.Fatalf("submit: %q %v", id, err)
 	}
@@ -168,7 +168,7 @@ func TestHandlerSealCommit2CallerGone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := api.SealCommit2(ctx, sector(1), a)
+		_, err := api.SealCommit2(ctx, plugintest.Sector(1), a)
 		done <- err
 	}()
 	select {
@@ -205,12 +205,12 @@ func TestHandlerRequestTooLarge(t *testing.T) {
 	api := dial(t, ts.url, bearer(ts.tokens[plugin.PermWrite]))
 	ctx := context.Background()
 	big := make([]byte, 2*limit)
-	_, err := api.SealCommit2(ctx, sector(1), big)
+	_, err := api.SealCommit2(ctx, plugintest.Sector(1), big)
 	badInput(t, "2 MiB request", err, "request", "over the limit of 1048576")
 
 	// Chunked, from a client that is not go-jsonrpc.
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"abc","method":"Filc2.SealCommit2","params":[%s,"%s"]}`,
-		mustJSON(sector(1)), base64.StdEncoding.EncodeToString(big))
+		mustJSON(plugintest.Sector(1)), base64.StdEncoding.EncodeToString(big))
 	req, _ := http.NewRequest("POST", ts.url, io.MultiReader(strings.NewReader(body)))
 	req.Header.Set("Authorization", "Bearer "+ts.tokens[plugin.PermWrite])
 	req.Header.Set("Content-Type", "application/json")
@@ -313,7 +313,7 @@ func TestHandlerConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			proof, err := api.SealCommit2(context.Background(), sector(1), a)
+			proof, err := api.SealCommit2(context.Background(), plugintest.Sector(1), a)
 			if err == nil && string(proof) != "fake proof" {
 				err = fmt.Errorf("proof %q", proof)
 			}

@@ -125,7 +125,7 @@ func TestLaunchProveKillRestart(t *testing.T) {
 	}
 
 	t0 = time.Now()
-	proof, err := c.SealCommit2(ctx, sector(1), a)
+	proof, err := c.SealCommit2(ctx, plugintest.Sector(1), a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestLaunchProveKillRestart(t *testing.T) {
 	}
 
 	// Kill the plugin while it proves.
-	id, err := c.Submit(ctx, plugin.ProveRequest{ID: "doomed", Sector: sector(2), Commit1Out: b})
+	id, err := c.Submit(ctx, plugin.ProveRequest{ID: "doomed", Sector: plugintest.Sector(2), Commit1Out: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestLaunchProveKillRestart(t *testing.T) {
 	}
 
 	t0 = time.Now()
-	proof, err = c.SealCommit2(ctx, sector(2), b)
+	proof, err = c.SealCommit2(ctx, plugintest.Sector(2), b)
 	if err != nil {
 		t.Fatalf("the next job: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 func fakeRequest(id string, prio int, content byte) *plugin.Request {
-	r := &plugin.Request{ID: plugin.JobID(id), Sector: sector(uint64(content)), Priority: prio}
+	r := &plugin.Request{ID: plugin.JobID(id), Sector: plugintest.Sector(uint64(content)), Priority: prio}
 	r.Digest[0] = content
 	return r
 }
@@ -76,7 +76,7 @@ func TestLocalServiceQueue(t *testing.T) {
 		t.Fatalf("await cancelled: %v", err)
 	}
 	g.Open("j0", nil)
-	if res, err := await(t, s, "j0"); err != nil || string(res.Proof) != "proof of j0" || res.ID != "j0" || res.Sector != sector(0) {
+	if res, err := await(t, s, "j0"); err != nil || string(res.Proof) != "proof of j0" || res.ID != "j0" || res.Sector != plugintest.Sector(0) {
 		t.Fatalf("j0: %+v %v", res, err)
 	}
 	g.WaitRunning(t, "j2")
@@ -220,7 +220,7 @@ func TestLocalServiceFailures(t *testing.T) {
 // Without parameters the job fails with an error that says how to get them.
 func TestLocalServiceMissingParams(t *testing.T) {
 	a, _ := plugintest.Sealed(t)
-	r, err := plugin.ParseRequest(context.Background(), plugin.ProveRequest{Sector: sector(1), Commit1Out: a})
+	r, err := plugin.ParseRequest(context.Background(), plugin.ProveRequest{Sector: plugintest.Sector(1), Commit1Out: a})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ var DefaultPermissions = []auth.Permission{PermRead}
 // *PermissionError.
 func Permissioned(p Prover, defaults []auth.Permission) *ProverStruct {
 	out := new(ProverStruct)
-	bindProxy(p, &out.Internal, func(ctx context.Context, method string, need auth.Permission) error {
+	BindProxy(p, &out.Internal, func(ctx context.Context, method string, need auth.Permission) error {
 		if auth.HasPerm(ctx, defaults, need) {
 			return nil
 		}
@@ -46,10 +46,10 @@ func Permissioned(p Prover, defaults []auth.Permission) *ProverStruct {
 	return out
 }
 
-// bindProxy fills the function fields of the struct *out with calls of
+// BindProxy fills the function fields of the struct *out with calls of
 // in's methods of the same names, each after check (with the field's perm
 // tag) passes; a failed check is returned as the call's error.
-func bindProxy(in any, out any, check func(ctx context.Context, method string, need auth.Permission) error) {
+func BindProxy(in any, out any, check func(ctx context.Context, method string, need auth.Permission) error) {
 	src := reflect.ValueOf(in)
 	dst := reflect.ValueOf(out).Elem()
 	for i := range dst.NumField() {
@@ -94,15 +94,15 @@ func NewRPCServer(p Prover, maxRequestSize int64) *jsonrpc.RPCServer {
 	ps, ok := p.(*ProverStruct)
 	if !ok {
 		ps = new(ProverStruct)
-		bindProxy(p, &ps.Internal, func(context.Context, string, auth.Permission) error { return nil })
+		BindProxy(p, &ps.Internal, func(context.Context, string, auth.Permission) error { return nil })
 	}
 	srv.Register(Namespace, ps)
 	return srv
 }
 
-// maxDiscard is how much of an oversized request body is read and dropped
+// MaxDiscard is how much of an oversized request body is read and dropped
 // so that the client gets the answer; beyond it the connection is closed.
-const maxDiscard = 4 << 30
+const MaxDiscard = 4 << 30
 
 // LimitRequestSize answers a JSON-RPC POST larger than max with a
 // *BadInputError (with the request's id, read from the start of the body,
@@ -147,7 +147,7 @@ func LimitRequestSize(max int64, next http.Handler) http.Handler {
 // *BadInputError carrying the id found at the start of its body.
 func tooLarge(w http.ResponseWriter, r *http.Request, start []byte, size string, max int64) {
 	id := requestID(start)
-	if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscard)); d == maxDiscard {
+	if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, MaxDiscard)); d == MaxDiscard {
 		w.Header().Set("Connection", "close")
 	}
 	writeRPCError(w, http.StatusBadRequest, id, &BadInputError{Field: "request",

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	gabi "github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/filc2/filc2/plugin"
 	"github.com/filc2/filc2/proofs/c2"
 )
@@ -127,4 +129,9 @@ func WaitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Sector is sector n of Miner, of type Proof.
+func Sector(n uint64) plugin.SectorRef {
+	return plugin.SectorRef{ID: gabi.SectorID{Miner: Miner, Number: gabi.SectorNumber(n)}, ProofType: Proof.Proof}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/lotus"
 )
 
 // LotusMiner is a fake lotus miner on loopback for worker tests, made of
@@ -46,14 +47,14 @@ type LotusMiner struct {
 // ConnectedWorker is a worker the fake miner dialled back.
 type ConnectedWorker struct {
 	URL string
-	API *plugin.LotusWorkerStruct
+	API *lotus.WorkerStruct
 }
 
 // LotusReturn is one accepted ReturnSealCommit2.
 type LotusReturn struct {
-	Call    plugin.CallID
+	Call    lotus.CallID
 	Proof   plugin.Proof
-	Err     *plugin.CallError
+	Err     *lotus.CallError
 	Attempt int // 1 for the first call for this CallID
 }
 
@@ -71,10 +72,10 @@ func NewLotusMiner(t testing.TB) *LotusMiner {
 		t.Fatal(err)
 	}
 	m.Token = tok
-	m.h = &minerHandler{m: m, attempts: map[plugin.CallID]int{}}
+	m.h = &minerHandler{m: m, attempts: map[lotus.CallID]int{}}
 	m.h.session.Store(uuid.New())
 	rpc := jsonrpc.NewServer()
-	rpc.Register(plugin.LotusNamespace, m.h)
+	rpc.Register(lotus.Namespace, m.h)
 	mux := http.NewServeMux()
 	mux.Handle(plugin.RPCPath, &auth.Handler{Verify: plugin.TokenVerifier(m.Secret), Next: rpc.ServeHTTP})
 	srv := httptest.NewServer(mux)
@@ -123,7 +124,7 @@ type minerHandler struct {
 	session atomic.Value // uuid.UUID
 
 	mu       sync.Mutex
-	attempts map[plugin.CallID]int
+	attempts map[lotus.CallID]int
 	closers  []jsonrpc.ClientCloser
 }
 
@@ -134,8 +135,8 @@ func needAdmin(ctx context.Context, method string) error {
 	return nil
 }
 
-func (h *minerHandler) Version(ctx context.Context) (plugin.LotusAPIVersionInfo, error) {
-	return plugin.LotusAPIVersionInfo{Version: "1.34.0+filc2-fake-miner", APIVersion: plugin.LotusMinerAPIVersion, BlockDelay: 30}, nil
+func (h *minerHandler) Version(ctx context.Context) (lotus.APIVersionInfo, error) {
+	return lotus.APIVersionInfo{Version: "1.34.0+filc2-fake-miner", APIVersion: lotus.MinerAPIVersion, BlockDelay: 30}, nil
 }
 
 func (h *minerHandler) Session(ctx context.Context) (uuid.UUID, error) {
@@ -156,8 +157,8 @@ func (h *minerHandler) WorkerConnect(ctx context.Context, url string) error {
 	if err != nil {
 		return err
 	}
-	api := new(plugin.LotusWorkerStruct)
-	closer, err := jsonrpc.NewMergeClient(ctx, url, plugin.LotusNamespace, []any{&api.Internal},
+	api := new(lotus.WorkerStruct)
+	closer, err := jsonrpc.NewMergeClient(ctx, url, lotus.Namespace, []any{&api.Internal},
 		http.Header{"Authorization": []string{"Bearer " + tok}}, jsonrpc.WithNoReconnect(), jsonrpc.WithTimeout(30*time.Second))
 	if err != nil {
 		return err
@@ -167,9 +168,9 @@ func (h *minerHandler) WorkerConnect(ctx context.Context, url string) error {
 		closer()
 		return err
 	}
-	if !v.EqMajorMinor(plugin.LotusWorkerAPIVersion) {
+	if !v.EqMajorMinor(lotus.WorkerAPIVersion) {
 		closer()
-		return fmt.Errorf("unsupported worker api version: %s (expected %s)", v, plugin.LotusWorkerAPIVersion)
+		return fmt.Errorf("unsupported worker api version: %s (expected %s)", v, lotus.WorkerAPIVersion)
 	}
 	if _, err := api.Session(ctx); err != nil {
 		closer()
@@ -185,7 +186,7 @@ func (h *minerHandler) WorkerConnect(ctx context.Context, url string) error {
 	return nil
 }
 
-func (h *minerHandler) ReturnSealCommit2(ctx context.Context, callID plugin.CallID, proof plugin.Proof, cerr *plugin.CallError) error {
+func (h *minerHandler) ReturnSealCommit2(ctx context.Context, callID lotus.CallID, proof plugin.Proof, cerr *lotus.CallError) error {
 	if err := needAdmin(ctx, "ReturnSealCommit2"); err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/filecoin-project/lotus/storage/sealer/storiface"
 
 	"github.com/filc2/filc2/plugin"
+	flotus "github.com/filc2/filc2/plugin/lotus"
 	"github.com/filc2/filc2/plugin/plugintest"
 	fabi "github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/fallback"
@@ -323,26 +324,26 @@ func start(t *testing.T, home string, env []string, args ...string) *proc {
 func TestMirroredTypes(t *testing.T) {
 	id := uuid.New()
 	pairs := []struct{ ours, theirs any }{
-		{plugin.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}, storiface.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}},
-		{plugin.CallError{Code: plugin.ErrTempWorkerRestart, Message: "m"}, *storiface.Err(storiface.ErrTempWorkerRestart, errors.New("m"))},
+		{flotus.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}, storiface.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}},
+		{flotus.CallError{Code: flotus.ErrTempWorkerRestart, Message: "m"}, *storiface.Err(storiface.ErrTempWorkerRestart, errors.New("m"))},
 		{plugin.SectorRef{ID: abi.SectorID{Miner: 1, Number: 2}, ProofType: 8}, storiface.SectorRef{ID: abi.SectorID{Miner: 1, Number: 2}, ProofType: 8}},
-		{plugin.LotusWorkerAPIVersion, lapi.WorkerAPIVersion0},
-		{plugin.LotusMinerAPIVersion, lapi.MinerAPIVersion0},
-		{plugin.TTCommit2, sealtasks.TTCommit2},
-		{plugin.TTGenerateWindowPoSt, sealtasks.TTGenerateWindowPoSt},
-		{plugin.TTGenerateWinningPoSt, sealtasks.TTGenerateWinningPoSt},
-		{plugin.FTSealed | plugin.FTCache | plugin.FTUpdate | plugin.FTUpdateCache, storiface.FTSealed | storiface.FTCache | storiface.FTUpdate | storiface.FTUpdateCache},
-		{plugin.PostSectorChallenge{SealProof: 8, SectorNumber: 3, Challenge: []uint64{1, 2}, Update: true},
+		{flotus.WorkerAPIVersion, lapi.WorkerAPIVersion0},
+		{flotus.MinerAPIVersion, lapi.MinerAPIVersion0},
+		{flotus.TTCommit2, sealtasks.TTCommit2},
+		{flotus.TTGenerateWindowPoSt, sealtasks.TTGenerateWindowPoSt},
+		{flotus.TTGenerateWinningPoSt, sealtasks.TTGenerateWinningPoSt},
+		{flotus.FTSealed | flotus.FTCache | flotus.FTUpdate | flotus.FTUpdateCache, storiface.FTSealed | storiface.FTCache | storiface.FTUpdate | storiface.FTUpdateCache},
+		{flotus.PostSectorChallenge{SealProof: 8, SectorNumber: 3, Challenge: []uint64{1, 2}, Update: true},
 			storiface.PostSectorChallenge{SealProof: 8, SectorNumber: 3, Challenge: []uint64{1, 2}, Update: true}},
-		{plugin.WindowPoStResult{Skipped: []abi.SectorID{{Miner: 1, Number: 2}}}, storiface.WindowPoStResult{Skipped: []abi.SectorID{{Miner: 1, Number: 2}}}},
-		{plugin.SectorStorageInfo{ID: "s", URLs: []string{"u"}, BaseURLs: []string{"b"}, Weight: 2, CanStore: true, Primary: true, AllowTypes: []string{"sealed"}},
+		{flotus.WindowPoStResult{Skipped: []abi.SectorID{{Miner: 1, Number: 2}}}, storiface.WindowPoStResult{Skipped: []abi.SectorID{{Miner: 1, Number: 2}}}},
+		{flotus.SectorStorageInfo{ID: "s", URLs: []string{"u"}, BaseURLs: []string{"b"}, Weight: 2, CanStore: true, Primary: true, AllowTypes: []string{"sealed"}},
 			storiface.SectorStorageInfo{ID: "s", URLs: []string{"u"}, BaseURLs: []string{"b"}, Weight: 2, CanStore: true, Primary: true, AllowTypes: []string{"sealed"}}},
-		{plugin.StoragePath{ID: "x", Weight: 1, LocalPath: "/p", CanSeal: true}, storiface.StoragePath{ID: "x", Weight: 1, LocalPath: "/p", CanSeal: true}},
-		{plugin.RemoteCommit2Params{Sector: abi.SectorID{Miner: 1, Number: 2}, ProofType: 5, Commit1Out: []byte("c1")},
+		{flotus.StoragePath{ID: "x", Weight: 1, LocalPath: "/p", CanSeal: true}, storiface.StoragePath{ID: "x", Weight: 1, LocalPath: "/p", CanSeal: true}},
+		{flotus.RemoteCommit2Params{Sector: abi.SectorID{Miner: 1, Number: 2}, ProofType: 5, Commit1Out: []byte("c1")},
 			lapi.RemoteCommit2Params{Sector: abi.SectorID{Miner: 1, Number: 2}, ProofType: 5, Commit1Out: []byte("c1")}},
-		{plugin.LotusAPIVersionInfo{Version: "v", APIVersion: plugin.LotusMinerAPIVersion, BlockDelay: 30, Agent: "lotus"},
+		{flotus.APIVersionInfo{Version: "v", APIVersion: flotus.MinerAPIVersion, BlockDelay: 30, Agent: "lotus"},
 			lapi.APIVersion{Version: "v", APIVersion: lapi.MinerAPIVersion0, BlockDelay: 30, Agent: "lotus"}},
-		{plugin.WorkerInfo{Hostname: "h", Resources: plugin.WorkerResources{MemPhysical: 1, MemUsed: 2, MemSwap: 3, MemSwapUsed: 4, CPUs: 5, GPUs: []string{"g"}}},
+		{flotus.WorkerInfo{Hostname: "h", Resources: flotus.WorkerResources{MemPhysical: 1, MemUsed: 2, MemSwap: 3, MemSwapUsed: 4, CPUs: 5, GPUs: []string{"g"}}},
 			storiface.WorkerInfo{Hostname: "h", Resources: storiface.WorkerResources{MemPhysical: 1, MemUsed: 2, MemSwap: 3, MemSwapUsed: 4, CPUs: 5, GPUs: []string{"g"}}}},
 	}
 	for _, p := range pairs {
@@ -356,7 +357,7 @@ func TestMirroredTypes(t *testing.T) {
 		{},
 		{"C2_32G_MIN_MEMORY": "1000", "C2_MIN_MEMORY": "7", "C2_GPU_UTILIZATION": "0.5", "C2_64G_MAX_CONCURRENT": "3", "C2_MAX_PARALLELISM_GPU": "2"},
 	} {
-		ours, err := plugin.Commit2Resources(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		ours, err := flotus.Commit2Resources(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,7 +365,7 @@ func TestMirroredTypes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, _ := json.Marshal(ours[plugin.TTCommit2])
+		a, _ := json.Marshal(ours[flotus.TTCommit2])
 		b, _ := json.Marshal(theirs[sealtasks.TTCommit2])
 		if !bytes.Equal(a, b) {
 			t.Errorf("env %v: C2 resources\nfilc2: %s\nlotus: %s", env, a, b)
@@ -468,7 +469,7 @@ func TestRemoteCommit2Endpoint(t *testing.T) {
 			t.Fatal("filc2 serve did not start")
 		}
 	}
-	endpoint := base + plugin.RemoteCommit2Path + "?token=" + strings.TrimSpace(string(tok))
+	endpoint := base + flotus.RemoteCommit2Path + "?token=" + strings.TrimSpace(string(tok))
 
 	c1o := plugintest.SealC1(t, 6, 12)
 	reqData := lapi.RemoteCommit2Params{

@@ -1,4 +1,4 @@
-package plugin
+package lotus
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/google/uuid"
 	"github.com/ipfs/go-cid"
+
+	"github.com/filc2/filc2/plugin"
 )
 
 // The PoSt task types of lotus's sealtasks: a worker started with
@@ -153,7 +155,7 @@ func (r *RemoteVanilla) post(ctx context.Context, client *http.Client, url strin
 		return nil, fmt.Errorf("%s: %w", url, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxPoStVanilla+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, plugin.MaxPoStVanilla+1))
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, errNoSector
@@ -161,8 +163,8 @@ func (r *RemoteVanilla) post(ctx context.Context, client *http.Client, url strin
 		return nil, fmt.Errorf("%s: reading the answer: %w", url, err)
 	case resp.StatusCode != http.StatusOK:
 		return nil, fmt.Errorf("%s: %s: %s", url, resp.Status, strings.TrimSpace(string(b)))
-	case len(b) > MaxPoStVanilla:
-		return nil, fmt.Errorf("%s: a vanilla proof over %d bytes", url, MaxPoStVanilla)
+	case len(b) > plugin.MaxPoStVanilla:
+		return nil, fmt.Errorf("%s: a vanilla proof over %d bytes", url, plugin.MaxPoStVanilla)
 	case len(b) == 0:
 		return nil, fmt.Errorf("%s: an empty vanilla proof", url)
 	}
@@ -177,7 +179,7 @@ const maxVanillaReads = 128
 // readVanilla reads the vanilla proofs of sectors, at most maxVanillaReads
 // at once; a sector whose read fails is skipped (nil in the result) and
 // named in the second result.
-func (w *LotusWorker) readVanilla(ctx context.Context, ppt abi.RegisteredPoStProof, miner abi.ActorID, sectors []PostSectorChallenge) ([][]byte, []abi.SectorID) {
+func (w *Worker) readVanilla(ctx context.Context, ppt abi.RegisteredPoStProof, miner abi.ActorID, sectors []PostSectorChallenge) ([][]byte, []abi.SectorID) {
 	out := make([][]byte, len(sectors))
 	var mu sync.Mutex
 	var skipped []abi.SectorID
@@ -205,10 +207,10 @@ func (w *LotusWorker) readVanilla(ctx context.Context, ppt abi.RegisteredPoStPro
 }
 
 // provePoSt proves one PoSt through the prover and waits for it.
-func (w *LotusWorker) provePoSt(ctx context.Context, kind string, req PoStRequest, miner abi.ActorID) ([]byte, error) {
-	id := JobID(fmt.Sprintf("lotus-%s-%s", kind, uuid.NewString()))
+func (w *Worker) provePoSt(ctx context.Context, kind string, req plugin.PoStRequest, miner abi.ActorID) ([]byte, error) {
+	id := plugin.JobID(fmt.Sprintf("lotus-%s-%s", kind, uuid.NewString()))
 	t0 := time.Now()
-	if _, err := w.prover.Submit(ctx, ProveRequest{ID: id, Sector: SectorRef{ID: abi.SectorID{Miner: miner}}, PoSt: &req}); err != nil {
+	if _, err := w.prover.Submit(ctx, plugin.ProveRequest{ID: id, Sector: plugin.SectorRef{ID: abi.SectorID{Miner: miner}}, PoSt: &req}); err != nil {
 		return nil, err
 	}
 	res, err := w.prover.Await(ctx, id)
@@ -223,7 +225,7 @@ func (w *LotusWorker) provePoSt(ctx context.Context, kind string, req PoStReques
 }
 
 // served reports an error unless the worker serves task tt.
-func (w *LotusWorker) served(tt TaskType) error {
+func (w *Worker) served(tt TaskType) error {
 	for _, t := range w.cfg.Tasks {
 		if t == tt {
 			return nil
@@ -238,7 +240,7 @@ func (w *LotusWorker) served(tt TaskType) error {
 // miner then re-checks the sectors and calls again without them);
 // otherwise it proves partition partitionIdx from the vanilla proofs and
 // returns the 192-byte proof, verified before it is returned.
-func (w *LotusWorker) GenerateWindowPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, miner abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) {
+func (w *Worker) GenerateWindowPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, miner abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) {
 	if err := w.served(TTGenerateWindowPoSt); err != nil {
 		return WindowPoStResult{}, err
 	}
@@ -247,7 +249,7 @@ func (w *LotusWorker) GenerateWindowPoSt(ctx context.Context, ppt abi.Registered
 		w.log.Error("could not read some challenged sectors; answering them skipped", "skipped", len(skipped), "of", len(sectors))
 		return WindowPoStResult{Skipped: skipped}, nil
 	}
-	pb, err := w.provePoSt(ctx, "wdpost", PoStRequest{ProofType: ppt, Randomness: randomness, VanillaProofs: vs, Partition: partitionIdx}, miner)
+	pb, err := w.provePoSt(ctx, "wdpost", plugin.PoStRequest{ProofType: ppt, Randomness: randomness, VanillaProofs: vs, Partition: partitionIdx}, miner)
 	if err != nil {
 		return WindowPoStResult{}, fmt.Errorf("generate window PoSt with vanilla proofs: %w", err)
 	}
@@ -257,7 +259,7 @@ func (w *LotusWorker) GenerateWindowPoSt(ctx context.Context, ppt abi.Registered
 // GenerateWinningPoSt implements the Worker API as lotus's LocalWorker
 // does: the vanilla proof of each challenged sector (normally one), then
 // the proof; a sector that cannot be read is an error.
-func (w *LotusWorker) GenerateWinningPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, miner abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error) {
+func (w *Worker) GenerateWinningPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, miner abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error) {
 	if err := w.served(TTGenerateWinningPoSt); err != nil {
 		return nil, err
 	}
@@ -265,7 +267,7 @@ func (w *LotusWorker) GenerateWinningPoSt(ctx context.Context, ppt abi.Registere
 	if len(skipped) > 0 {
 		return nil, fmt.Errorf("get winning sector %d vanilla failed (see the worker's log)", skipped[0].Number)
 	}
-	pb, err := w.provePoSt(ctx, "winpost", PoStRequest{ProofType: ppt, Randomness: randomness, VanillaProofs: vs}, miner)
+	pb, err := w.provePoSt(ctx, "winpost", plugin.PoStRequest{ProofType: ppt, Randomness: randomness, VanillaProofs: vs}, miner)
 	if err != nil {
 		return nil, err
 	}

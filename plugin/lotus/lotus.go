@@ -1,4 +1,8 @@
-package plugin
+// Package lotus adapts a plugin.Prover to lotus: a lotus worker (the Worker API v0 a miner schedules
+// SealCommit2 on, and with --windowpost/--winningpost its PoSt tasks, reading vanilla proofs from the
+// storage nodes), the RemoteCommit2 endpoint, and the few lotus types they need, mirrored with
+// identical JSON (tested against lotus v1.34.0 in tests/lotus). See docs/lotus.md.
+package lotus
 
 import (
 	"context"
@@ -15,6 +19,8 @@ import (
 	"github.com/filecoin-project/go-jsonrpc/auth"
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/google/uuid"
+
+	"github.com/filc2/filc2/plugin"
 )
 
 // This file mirrors the lotus v1.34.0 types that the lotus worker adapter
@@ -24,17 +30,17 @@ import (
 // api/api_storage.go, api/api_common.go, api/version.go and
 // cli/util/apiinfo.go; tests/lotus checks the mirror against lotus itself.
 
-// LotusNamespace is the go-jsonrpc namespace of every lotus API: methods are
+// Namespace is the go-jsonrpc namespace of every lotus API: methods are
 // called "Filecoin.SealCommit2", "Filecoin.WorkerConnect" and so on.
-const LotusNamespace = "Filecoin"
+const Namespace = "Filecoin"
 
-// LotusWorkerAPIVersion is lotus's WorkerAPIVersion0, 1.7.0: the miner
+// WorkerAPIVersion is lotus's WorkerAPIVersion0, 1.7.0: the miner
 // checks a worker's Version on major and minor before using it.
-const LotusWorkerAPIVersion APIVersion = 1<<16 | 7<<8
+const WorkerAPIVersion plugin.APIVersion = 1<<16 | 7<<8
 
-// LotusMinerAPIVersion is lotus's MinerAPIVersion0, 1.5.0, which lotus-worker
+// MinerAPIVersion is lotus's MinerAPIVersion0, 1.5.0, which lotus-worker
 // requires of the miner it registers with.
-const LotusMinerAPIVersion APIVersion = 1<<16 | 5<<8
+const MinerAPIVersion plugin.APIVersion = 1<<16 | 5<<8
 
 // TaskType is lotus's sealtasks.TaskType.
 type TaskType string
@@ -124,11 +130,11 @@ type StoragePath struct {
 	CanStore bool
 }
 
-// LotusAPIVersionInfo is lotus's api.APIVersion, the answer of the miner's
+// APIVersionInfo is lotus's api.APIVersion, the answer of the miner's
 // Filecoin.Version.
-type LotusAPIVersionInfo struct {
+type APIVersionInfo struct {
 	Version    string
-	APIVersion APIVersion
+	APIVersion plugin.APIVersion
 	BlockDelay uint64 // seconds
 	Agent      string // "lotus"
 }
@@ -349,15 +355,15 @@ func multiaddrHost(ma string) (hostport string, secure bool, err error) {
 	return net.JoinHostPort(host, parts[3]), secure, nil
 }
 
-// LotusMinerStruct is the part of lotus's StorageMiner API that a filc2
+// MinerStruct is the part of lotus's StorageMiner API that a filc2
 // worker calls, as go-jsonrpc client fields (namespace Filecoin).
-type LotusMinerStruct struct {
+type MinerStruct struct {
 	Internal struct {
-		Version           func(ctx context.Context) (LotusAPIVersionInfo, error)
+		Version           func(ctx context.Context) (APIVersionInfo, error)
 		Session           func(ctx context.Context) (uuid.UUID, error)
 		AuthVerify        func(ctx context.Context, token string) ([]auth.Permission, error)
 		WorkerConnect     func(ctx context.Context, url string) error
-		ReturnSealCommit2 func(ctx context.Context, callID CallID, proof Proof, err *CallError) error
+		ReturnSealCommit2 func(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
 		StorageFindSector func(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error)
 	}
 }
@@ -365,48 +371,48 @@ type LotusMinerStruct struct {
 // StorageFindSector is the miner's Filecoin.StorageFindSector: the storage
 // paths holding a sector's files of types ft, with their storage nodes'
 // URLs (a PoSt worker reads vanilla proofs there).
-func (m *LotusMinerStruct) StorageFindSector(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error) {
+func (m *MinerStruct) StorageFindSector(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error) {
 	return m.Internal.StorageFindSector(ctx, sector, ft, ssize, allowFetch)
 }
 
 // Version is the miner's Filecoin.Version.
-func (m *LotusMinerStruct) Version(ctx context.Context) (LotusAPIVersionInfo, error) {
+func (m *MinerStruct) Version(ctx context.Context) (APIVersionInfo, error) {
 	return m.Internal.Version(ctx)
 }
 
 // Session is the miner's Filecoin.Session: a UUID that changes when the
 // miner restarts.
-func (m *LotusMinerStruct) Session(ctx context.Context) (uuid.UUID, error) {
+func (m *MinerStruct) Session(ctx context.Context) (uuid.UUID, error) {
 	return m.Internal.Session(ctx)
 }
 
 // AuthVerify is the miner's Filecoin.AuthVerify: the permissions of a token
 // the miner signed.
-func (m *LotusMinerStruct) AuthVerify(ctx context.Context, token string) ([]auth.Permission, error) {
+func (m *MinerStruct) AuthVerify(ctx context.Context, token string) ([]auth.Permission, error) {
 	return m.Internal.AuthVerify(ctx, token)
 }
 
 // WorkerConnect is the miner's Filecoin.WorkerConnect: it dials the worker
 // API at url back and adds the worker to its scheduler.
-func (m *LotusMinerStruct) WorkerConnect(ctx context.Context, url string) error {
+func (m *MinerStruct) WorkerConnect(ctx context.Context, url string) error {
 	return m.Internal.WorkerConnect(ctx, url)
 }
 
 // ReturnSealCommit2 is the miner's Filecoin.ReturnSealCommit2: the result
 // of a SealCommit2 call, a proof or an error.
-func (m *LotusMinerStruct) ReturnSealCommit2(ctx context.Context, callID CallID, proof Proof, err *CallError) error {
+func (m *MinerStruct) ReturnSealCommit2(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error {
 	return m.Internal.ReturnSealCommit2(ctx, callID, proof, err)
 }
 
-// DialLotusMiner makes a client of the miner's API over HTTP with the
+// DialMiner makes a client of the miner's API over HTTP with the
 // token of info (the miner's admin token, as lotus-worker uses).
-func DialLotusMiner(ctx context.Context, info MinerAPIInfo) (*LotusMinerStruct, jsonrpc.ClientCloser, error) {
+func DialMiner(ctx context.Context, info MinerAPIInfo) (*MinerStruct, jsonrpc.ClientCloser, error) {
 	var h http.Header
 	if info.Token != "" {
 		h = http.Header{"Authorization": []string{"Bearer " + info.Token}}
 	}
-	m := new(LotusMinerStruct)
-	closer, err := jsonrpc.NewMergeClient(ctx, info.URL, LotusNamespace, []any{&m.Internal}, h)
+	m := new(MinerStruct)
+	closer, err := jsonrpc.NewMergeClient(ctx, info.URL, Namespace, []any{&m.Internal}, h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("a client of the miner's API at %s: %w", info.URL, err)
 	}

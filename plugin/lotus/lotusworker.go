@@ -1,4 +1,4 @@
-package plugin
+package lotus
 
 import (
 	"context"
@@ -19,26 +19,28 @@ import (
 	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/filc2/filc2/plugin"
 )
 
-// LotusMiner is the part of the lotus miner's API a worker calls;
-// *LotusMinerStruct (DialLotusMiner) implements it.
-type LotusMiner interface {
-	Version(ctx context.Context) (LotusAPIVersionInfo, error)
+// Miner is the part of the lotus miner's API a worker calls;
+// *MinerStruct (DialMiner) implements it.
+type Miner interface {
+	Version(ctx context.Context) (APIVersionInfo, error)
 	Session(ctx context.Context) (uuid.UUID, error)
 	AuthVerify(ctx context.Context, token string) ([]auth.Permission, error)
 	WorkerConnect(ctx context.Context, url string) error
-	ReturnSealCommit2(ctx context.Context, callID CallID, proof Proof, err *CallError) error
+	ReturnSealCommit2(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
 }
 
-var _ LotusMiner = (*LotusMinerStruct)(nil)
+var _ Miner = (*MinerStruct)(nil)
 
-// LotusWorkerConfig configures NewLotusWorker.
-type LotusWorkerConfig struct {
-	// Prover proves, typically the *Client of a launched plugin.
-	Prover Prover
+// WorkerConfig configures NewWorker.
+type WorkerConfig struct {
+	// plugin.Prover proves, typically the *Client of a launched plugin.
+	Prover plugin.Prover
 	// Miner is the miner the worker serves.
-	Miner LotusMiner
+	Miner Miner
 	// Name is the worker's Hostname in Info (default: os.Hostname).
 	Name string
 	// Lookup reads the resource overrides C2_… (default os.LookupEnv).
@@ -53,7 +55,7 @@ type LotusWorkerConfig struct {
 	// paths.HeartbeatInterval).
 	HeartbeatInterval time.Duration
 	// MaxRequestSize bounds a request to the worker API (≤ 0:
-	// DefaultMaxRequestSize).
+	// plugin.DefaultMaxRequestSize).
 	MaxRequestSize int64
 	// CallsFile, when set, keeps the calls not yet returned on disk, as
 	// lotus's workers keep theirs: a worker started on the same file
@@ -75,7 +77,7 @@ type LotusWorkerConfig struct {
 	Logger hclog.Logger
 }
 
-// LotusWorker is a C2-only lotus worker over a Prover: the Worker API v0
+// Worker is a C2-only lotus worker over a plugin.Prover: the Worker API v0
 // methods a lotus miner calls on a seal/v0/commit/2 worker, the
 // registration with the miner (WorkerConnect) and the asynchronous return
 // of results (ReturnSealCommit2), as lotus-worker does them.
@@ -94,11 +96,11 @@ type LotusWorkerConfig struct {
 // miner's AuthVerify: the miner dials back with an admin token it signed,
 // and lotus-worker checks tokens the same way. Errors are plain JSON-RPC
 // errors (code 1), as lotus's.
-type LotusWorker struct {
-	cfg     LotusWorkerConfig
+type Worker struct {
+	cfg     WorkerConfig
 	log     hclog.Logger
-	prover  Prover
-	miner   LotusMiner
+	prover  plugin.Prover
+	miner   Miner
 	name    string
 	session uuid.UUID
 
@@ -109,20 +111,20 @@ type LotusWorker struct {
 	closing  atomic.Bool
 
 	mu      sync.Mutex
-	calls   map[CallID]JobID    // in flight: proving or returning
-	idle    chan struct{}       // closed when calls is empty
-	pending map[CallID]struct{} // not yet returned: CallsFile's content
-	lost    []CallID            // left behind by a previous process
-	lock    *os.File            // CallsFile's lock
+	calls   map[CallID]plugin.JobID // in flight: proving or returning
+	idle    chan struct{}           // closed when calls is empty
+	pending map[CallID]struct{}     // not yet returned: CallsFile's content
+	lost    []CallID                // left behind by a previous process
+	lock    *os.File                // CallsFile's lock
 
 	registrations atomic.Uint64
 }
 
-// NewLotusWorker returns a worker; Run registers it with the miner and
+// NewWorker returns a worker; Run registers it with the miner and
 // RPCHandler serves its API.
-func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
+func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	if cfg.Prover == nil || cfg.Miner == nil {
-		return nil, errors.New("plugin.NewLotusWorker: Prover and Miner are required")
+		return nil, errors.New("plugin.NewWorker: plugin.Prover and Miner are required")
 	}
 	if cfg.Name == "" {
 		h, err := os.Hostname()
@@ -141,7 +143,7 @@ func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
 		cfg.HeartbeatInterval = 10 * time.Second
 	}
 	if cfg.MaxRequestSize <= 0 {
-		cfg.MaxRequestSize = DefaultMaxRequestSize
+		cfg.MaxRequestSize = plugin.DefaultMaxRequestSize
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
@@ -156,7 +158,7 @@ func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
 		case TTGenerateWindowPoSt, TTGenerateWinningPoSt:
 			post = true
 		default:
-			return nil, fmt.Errorf("plugin.NewLotusWorker: task type %q: want %s, %s or %s", tt, TTCommit2, TTGenerateWindowPoSt, TTGenerateWinningPoSt)
+			return nil, fmt.Errorf("plugin.NewWorker: task type %q: want %s, %s or %s", tt, TTCommit2, TTGenerateWindowPoSt, TTGenerateWinningPoSt)
 		}
 	}
 	if post && len(cfg.Tasks) > 1 && contains(cfg.Tasks, TTCommit2) {
@@ -165,7 +167,7 @@ func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
 	if post && cfg.Vanilla == nil {
 		finder, ok := cfg.Miner.(SectorFinder)
 		if !ok {
-			return nil, errors.New("plugin.NewLotusWorker: a PoSt worker needs a VanillaSource or a Miner with StorageFindSector")
+			return nil, errors.New("plugin.NewWorker: a PoSt worker needs a VanillaSource or a Miner with StorageFindSector")
 		}
 		cfg.Vanilla = &RemoteVanilla{Index: finder, Header: cfg.MinerHeader}
 	}
@@ -176,14 +178,14 @@ func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
 	}
 	idle := make(chan struct{})
 	close(idle)
-	w := &LotusWorker{
+	w := &Worker{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		prover:  cfg.Prover,
 		miner:   cfg.Miner,
 		name:    cfg.Name,
 		session: uuid.New(),
-		calls:   make(map[CallID]JobID),
+		calls:   make(map[CallID]plugin.JobID),
 		idle:    idle,
 		pending: make(map[CallID]struct{}),
 	}
@@ -197,7 +199,7 @@ func NewLotusWorker(cfg LotusWorkerConfig) (*LotusWorker, error) {
 }
 
 // openCalls locks CallsFile and reads the calls a previous process left.
-func (w *LotusWorker) openCalls() error {
+func (w *Worker) openCalls() error {
 	path := w.cfg.CallsFile
 	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -205,7 +207,7 @@ func (w *LotusWorker) openCalls() error {
 	}
 	if err := tryLock(lock); err != nil {
 		lock.Close()
-		return fmt.Errorf("%s is in use by another filc2 worker (%v): give each worker its own state (%s)", path, err, EnvHome)
+		return fmt.Errorf("%s is in use by another filc2 worker (%v): give each worker its own state (%s)", path, err, plugin.EnvHome)
 	}
 	b, err := os.ReadFile(path)
 	switch {
@@ -228,7 +230,7 @@ func (w *LotusWorker) openCalls() error {
 
 // persist writes the pending calls to CallsFile (atomically); the caller
 // holds mu.
-func (w *LotusWorker) persist() {
+func (w *Worker) persist() {
 	if w.lock == nil {
 		return
 	}
@@ -248,7 +250,7 @@ func (w *LotusWorker) persist() {
 }
 
 // returned forgets a call the miner has its answer to.
-func (w *LotusWorker) returned(ci CallID) {
+func (w *Worker) returned(ci CallID) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.pending[ci]; ok {
@@ -258,11 +260,11 @@ func (w *LotusWorker) returned(ci CallID) {
 }
 
 // Version implements the Worker API: lotus's WorkerAPIVersion0.
-func (w *LotusWorker) Version(context.Context) (APIVersion, error) { return LotusWorkerAPIVersion, nil }
+func (w *Worker) Version(context.Context) (plugin.APIVersion, error) { return WorkerAPIVersion, nil }
 
 // TaskTypes implements the Worker API: seal/v0/commit/2, or the PoSt task
 // types the worker was started for.
-func (w *LotusWorker) TaskTypes(context.Context) (map[TaskType]struct{}, error) {
+func (w *Worker) TaskTypes(context.Context) (map[TaskType]struct{}, error) {
 	out := make(map[TaskType]struct{}, len(w.cfg.Tasks))
 	for _, tt := range w.cfg.Tasks {
 		out[tt] = struct{}{}
@@ -281,12 +283,12 @@ func contains(tts []TaskType, tt TaskType) bool {
 
 // Paths implements the Worker API: none, since commit-2 needs no sector
 // files (the miner schedules it with a task selector that asks for none).
-func (w *LotusWorker) Paths(context.Context) ([]StoragePath, error) { return []StoragePath{}, nil }
+func (w *Worker) Paths(context.Context) ([]StoragePath, error) { return []StoragePath{}, nil }
 
 // Info implements the Worker API: the host's memory (within its cgroup, as
 // lotus reads it), CPUs, the prover's GPUs and the C2 resource table with
 // the C2_… environment overrides.
-func (w *LotusWorker) Info(ctx context.Context) (WorkerInfo, error) {
+func (w *Worker) Info(ctx context.Context) (WorkerInfo, error) {
 	mem, err := ReadMemInfo()
 	if err != nil {
 		return WorkerInfo{}, fmt.Errorf("getting memory info: %w", err)
@@ -325,7 +327,7 @@ func (w *LotusWorker) Info(ctx context.Context) (WorkerInfo, error) {
 // Session implements the Worker API: the process's session UUID, an error
 // while the worker is disabled (the miner then stops scheduling on it), and
 // the zero UUID once it is closing.
-func (w *LotusWorker) Session(ctx context.Context) (uuid.UUID, error) {
+func (w *Worker) Session(ctx context.Context) (uuid.UUID, error) {
 	if w.disabled.Load() {
 		return uuid.UUID{}, errors.New("worker disabled")
 	}
@@ -333,7 +335,7 @@ func (w *LotusWorker) Session(ctx context.Context) (uuid.UUID, error) {
 }
 
 // ProcessSession implements the Worker API: Session, disabled or not.
-func (w *LotusWorker) ProcessSession(context.Context) (uuid.UUID, error) {
+func (w *Worker) ProcessSession(context.Context) (uuid.UUID, error) {
 	if w.closing.Load() {
 		return uuid.UUID{}, nil // lotus's ClosedWorkerID
 	}
@@ -341,17 +343,17 @@ func (w *LotusWorker) ProcessSession(context.Context) (uuid.UUID, error) {
 }
 
 // Enabled implements the Worker API.
-func (w *LotusWorker) Enabled(context.Context) (bool, error) { return !w.disabled.Load(), nil }
+func (w *Worker) Enabled(context.Context) (bool, error) { return !w.disabled.Load(), nil }
 
 // SetEnabled implements the Worker API.
-func (w *LotusWorker) SetEnabled(_ context.Context, enabled bool) error {
+func (w *Worker) SetEnabled(_ context.Context, enabled bool) error {
 	w.disabled.Store(!enabled)
 	return nil
 }
 
 // WaitQuiet implements the Worker API: it returns when no SealCommit2 call
 // is proving or returning.
-func (w *LotusWorker) WaitQuiet(ctx context.Context) error { return w.waitIdle(ctx) }
+func (w *Worker) WaitQuiet(ctx context.Context) error { return w.waitIdle(ctx) }
 
 // SealCommit2 implements the Worker API. It validates c1o and queues it
 // (the prover's Submit; job id "lotus-<CallID>") and answers the CallID; a
@@ -360,7 +362,7 @@ func (w *LotusWorker) WaitQuiet(ctx context.Context) error { return w.waitIdle(c
 // ReturnSealCommit2, retried every ReturnInterval until the miner accepts
 // it. Busy and unavailable provers are reported as temporary errors (codes
 // 100 and 101).
-func (w *LotusWorker) SealCommit2(ctx context.Context, sector SectorRef, c1o Commit1Out) (CallID, error) {
+func (w *Worker) SealCommit2(ctx context.Context, sector plugin.SectorRef, c1o plugin.Commit1Out) (CallID, error) {
 	if w.closing.Load() {
 		return CallID{}, errors.New("the worker is shutting down")
 	}
@@ -368,10 +370,10 @@ func (w *LotusWorker) SealCommit2(ctx context.Context, sector SectorRef, c1o Com
 		return CallID{}, err
 	}
 	ci := CallID{Sector: sector.ID, ID: uuid.New()}
-	id := JobID("lotus-" + ci.String())
+	id := plugin.JobID("lotus-" + ci.String())
 	w.begin(ci, id)
-	_, err := w.prover.Submit(ctx, ProveRequest{ID: id, Sector: sector, Commit1Out: c1o})
-	var bad *BadInputError
+	_, err := w.prover.Submit(ctx, plugin.ProveRequest{ID: id, Sector: sector, Commit1Out: c1o})
+	var bad *plugin.BadInputError
 	switch {
 	case err == nil:
 		w.log.Info("SealCommit2 queued", "call", ci.String(), "sector", sector.String())
@@ -393,9 +395,9 @@ func (w *LotusWorker) SealCommit2(ctx context.Context, sector SectorRef, c1o Com
 }
 
 // complete waits for the job and returns its result to the miner.
-func (w *LotusWorker) complete(ci CallID, id JobID, submitErr error) {
+func (w *Worker) complete(ci CallID, id plugin.JobID, submitErr error) {
 	defer w.end(ci)
-	var proof Proof
+	var proof plugin.Proof
 	cerr := w.callError(submitErr)
 	if submitErr == nil {
 		res, err := w.prover.Await(w.ctx, id)
@@ -416,7 +418,7 @@ func (w *LotusWorker) complete(ci CallID, id JobID, submitErr error) {
 
 // returnResult calls the miner's ReturnSealCommit2 until it accepts the
 // result or the worker closes.
-func (w *LotusWorker) returnResult(ci CallID, proof Proof, cerr *CallError) {
+func (w *Worker) returnResult(ci CallID, proof plugin.Proof, cerr *CallError) {
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
 		err := w.miner.ReturnSealCommit2(ctx, ci, proof, cerr)
@@ -439,13 +441,13 @@ func (w *LotusWorker) returnResult(ci CallID, proof Proof, cerr *CallError) {
 // callError is lotus's CallError for a prover error: temporary (100, 101)
 // for a busy or unavailable prover, 0 otherwise; nil for nil. The message
 // names the worker, as lotus's workers do.
-func (w *LotusWorker) callError(err error) *CallError {
+func (w *Worker) callError(err error) *CallError {
 	if err == nil {
 		return nil
 	}
 	code := ErrUnknown
-	var busy *BusyError
-	var unav *UnavailableError
+	var busy *plugin.BusyError
+	var unav *plugin.UnavailableError
 	switch {
 	case errors.As(err, &busy):
 		code = ErrTempUnknown
@@ -455,7 +457,7 @@ func (w *LotusWorker) callError(err error) *CallError {
 	return &CallError{Code: code, Message: fmt.Sprintf("%v [name: %s]", err, w.name)}
 }
 
-func (w *LotusWorker) begin(ci CallID, id JobID) {
+func (w *Worker) begin(ci CallID, id plugin.JobID) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.calls) == 0 {
@@ -466,7 +468,7 @@ func (w *LotusWorker) begin(ci CallID, id JobID) {
 	w.persist()
 }
 
-func (w *LotusWorker) end(ci CallID) {
+func (w *Worker) end(ci CallID) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.calls[ci]; !ok {
@@ -478,7 +480,7 @@ func (w *LotusWorker) end(ci CallID) {
 	}
 }
 
-func (w *LotusWorker) waitIdle(ctx context.Context) error {
+func (w *Worker) waitIdle(ctx context.Context) error {
 	w.mu.Lock()
 	idle := w.idle
 	w.mu.Unlock()
@@ -491,14 +493,14 @@ func (w *LotusWorker) waitIdle(ctx context.Context) error {
 }
 
 // InFlight counts SealCommit2 calls proving or returning.
-func (w *LotusWorker) InFlight() int {
+func (w *Worker) InFlight() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.calls)
 }
 
 // Registrations counts successful WorkerConnect calls.
-func (w *LotusWorker) Registrations() uint64 { return w.registrations.Load() }
+func (w *Worker) Registrations() uint64 { return w.registrations.Load() }
 
 // Run registers the worker with the miner, as lotus-worker does: it waits
 // for the miner's API (trying every second), requires its API version
@@ -507,8 +509,8 @@ func (w *LotusWorker) Registrations() uint64 { return w.registrations.Load() }
 // every HeartbeatInterval; when the miner restarted it waits until no call
 // is in flight and registers again. It returns nil when ctx ends and the
 // error of a WorkerConnect the miner refused (lotus-worker exits then).
-func (w *LotusWorker) Run(ctx context.Context, selfURL string) error {
-	var v LotusAPIVersionInfo
+func (w *Worker) Run(ctx context.Context, selfURL string) error {
+	var v APIVersionInfo
 	for attempt := 0; ; attempt++ {
 		vctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		var err error
@@ -526,8 +528,8 @@ func (w *LotusWorker) Run(ctx context.Context, selfURL string) error {
 		case <-time.After(time.Second):
 		}
 	}
-	if !v.APIVersion.EqMajorMinor(LotusMinerAPIVersion) {
-		return fmt.Errorf("the miner's API version is %s (lotus %s), want %s", v.APIVersion, v.Version, LotusMinerAPIVersion)
+	if !v.APIVersion.EqMajorMinor(MinerAPIVersion) {
+		return fmt.Errorf("the miner's API version is %s (lotus %s), want %s", v.APIVersion, v.Version, MinerAPIVersion)
 	}
 	w.log.Info("connected to the miner", "version", v.Version, "api", v.APIVersion.String())
 	w.mu.Lock()
@@ -592,7 +594,7 @@ func (w *LotusWorker) Run(ctx context.Context, selfURL string) error {
 // Close stops the worker: Session answers the zero UUID (the miner drops
 // the worker at its next heartbeat) and results not yet returned are
 // abandoned (CallsFile keeps them for the next process to report).
-func (w *LotusWorker) Close() error {
+func (w *Worker) Close() error {
 	w.closing.Store(true)
 	w.cancel()
 	w.mu.Lock()
@@ -604,20 +606,20 @@ func (w *LotusWorker) Close() error {
 	return nil
 }
 
-// LotusWorkerStruct is the Worker API as go-jsonrpc function fields, each
+// WorkerStruct is the Worker API as go-jsonrpc function fields, each
 // needing admin as in lotus's PermissionedWorkerAPI.
-type LotusWorkerStruct struct {
+type WorkerStruct struct {
 	Internal struct {
-		Version        func(ctx context.Context) (APIVersion, error)                               `perm:"admin"`
-		TaskTypes      func(ctx context.Context) (map[TaskType]struct{}, error)                    `perm:"admin"`
-		Paths          func(ctx context.Context) ([]StoragePath, error)                            `perm:"admin"`
-		Info           func(ctx context.Context) (WorkerInfo, error)                               `perm:"admin"`
-		SealCommit2    func(ctx context.Context, sector SectorRef, c1o Commit1Out) (CallID, error) `perm:"admin"`
-		Enabled        func(ctx context.Context) (bool, error)                                     `perm:"admin"`
-		SetEnabled     func(ctx context.Context, enabled bool) error                               `perm:"admin"`
-		WaitQuiet      func(ctx context.Context) error                                             `perm:"admin"`
-		ProcessSession func(ctx context.Context) (uuid.UUID, error)                                `perm:"admin"`
-		Session        func(ctx context.Context) (uuid.UUID, error)                                `perm:"admin"`
+		Version        func(ctx context.Context) (plugin.APIVersion, error)                                      `perm:"admin"`
+		TaskTypes      func(ctx context.Context) (map[TaskType]struct{}, error)                                  `perm:"admin"`
+		Paths          func(ctx context.Context) ([]StoragePath, error)                                          `perm:"admin"`
+		Info           func(ctx context.Context) (WorkerInfo, error)                                             `perm:"admin"`
+		SealCommit2    func(ctx context.Context, sector plugin.SectorRef, c1o plugin.Commit1Out) (CallID, error) `perm:"admin"`
+		Enabled        func(ctx context.Context) (bool, error)                                                   `perm:"admin"`
+		SetEnabled     func(ctx context.Context, enabled bool) error                                             `perm:"admin"`
+		WaitQuiet      func(ctx context.Context) error                                                           `perm:"admin"`
+		ProcessSession func(ctx context.Context) (uuid.UUID, error)                                              `perm:"admin"`
+		Session        func(ctx context.Context) (uuid.UUID, error)                                              `perm:"admin"`
 
 		GenerateWinningPoSt func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error)                  `perm:"admin"`
 		GenerateWindowPoSt  func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) `perm:"admin"`
@@ -625,77 +627,77 @@ type LotusWorkerStruct struct {
 }
 
 // GenerateWinningPoSt calls Internal.
-func (s *LotusWorkerStruct) GenerateWinningPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error) {
+func (s *WorkerStruct) GenerateWinningPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error) {
 	return s.Internal.GenerateWinningPoSt(ctx, ppt, mid, sectors, randomness)
 }
 
 // GenerateWindowPoSt calls Internal.
-func (s *LotusWorkerStruct) GenerateWindowPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) {
+func (s *WorkerStruct) GenerateWindowPoSt(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) {
 	return s.Internal.GenerateWindowPoSt(ctx, ppt, mid, sectors, partitionIdx, randomness)
 }
 
 // Version calls Internal.
-func (s *LotusWorkerStruct) Version(ctx context.Context) (APIVersion, error) {
+func (s *WorkerStruct) Version(ctx context.Context) (plugin.APIVersion, error) {
 	return s.Internal.Version(ctx)
 }
 
 // TaskTypes calls Internal.
-func (s *LotusWorkerStruct) TaskTypes(ctx context.Context) (map[TaskType]struct{}, error) {
+func (s *WorkerStruct) TaskTypes(ctx context.Context) (map[TaskType]struct{}, error) {
 	return s.Internal.TaskTypes(ctx)
 }
 
 // Paths calls Internal.
-func (s *LotusWorkerStruct) Paths(ctx context.Context) ([]StoragePath, error) {
+func (s *WorkerStruct) Paths(ctx context.Context) ([]StoragePath, error) {
 	return s.Internal.Paths(ctx)
 }
 
 // Info calls Internal.
-func (s *LotusWorkerStruct) Info(ctx context.Context) (WorkerInfo, error) {
+func (s *WorkerStruct) Info(ctx context.Context) (WorkerInfo, error) {
 	return s.Internal.Info(ctx)
 }
 
 // SealCommit2 calls Internal.
-func (s *LotusWorkerStruct) SealCommit2(ctx context.Context, sector SectorRef, c1o Commit1Out) (CallID, error) {
+func (s *WorkerStruct) SealCommit2(ctx context.Context, sector plugin.SectorRef, c1o plugin.Commit1Out) (CallID, error) {
 	return s.Internal.SealCommit2(ctx, sector, c1o)
 }
 
 // Enabled calls Internal.
-func (s *LotusWorkerStruct) Enabled(ctx context.Context) (bool, error) {
+func (s *WorkerStruct) Enabled(ctx context.Context) (bool, error) {
 	return s.Internal.Enabled(ctx)
 }
 
 // SetEnabled calls Internal.
-func (s *LotusWorkerStruct) SetEnabled(ctx context.Context, enabled bool) error {
+func (s *WorkerStruct) SetEnabled(ctx context.Context, enabled bool) error {
 	return s.Internal.SetEnabled(ctx, enabled)
 }
 
 // WaitQuiet calls Internal.
-func (s *LotusWorkerStruct) WaitQuiet(ctx context.Context) error { return s.Internal.WaitQuiet(ctx) }
+func (s *WorkerStruct) WaitQuiet(ctx context.Context) error { return s.Internal.WaitQuiet(ctx) }
 
 // ProcessSession calls Internal.
-func (s *LotusWorkerStruct) ProcessSession(ctx context.Context) (uuid.UUID, error) {
+func (s *WorkerStruct) ProcessSession(ctx context.Context) (uuid.UUID, error) {
 	return s.Internal.ProcessSession(ctx)
 }
 
 // Session calls Internal.
-func (s *LotusWorkerStruct) Session(ctx context.Context) (uuid.UUID, error) {
+func (s *WorkerStruct) Session(ctx context.Context) (uuid.UUID, error) {
 	return s.Internal.Session(ctx)
 }
 
 // RPCHandler serves the Worker API (go-jsonrpc, namespace Filecoin, HTTP
 // POST and websocket) for /rpc/v0. Tokens (Authorization: Bearer or
 // ?token=) are verified by the miner's AuthVerify; every method needs admin.
-func (w *LotusWorker) RPCHandler() http.Handler {
-	api := new(LotusWorkerStruct)
-	bindProxy(w, &api.Internal, func(ctx context.Context, method string, need auth.Permission) error {
-		if auth.HasPerm(ctx, DefaultPermissions, need) {
+func (w *Worker) RPCHandler() http.Handler {
+	api := new(WorkerStruct)
+	plugin.BindProxy(w, &api.Internal, func(ctx context.Context, method string, need auth.Permission) error {
+		if auth.HasPerm(ctx, plugin.DefaultPermissions, need) {
 			return nil
 		}
 		return fmt.Errorf("missing permission to invoke '%s' (need '%s')", method, need) // lotus's words
 	})
 	plainErrors(&api.Internal)
 	srv := jsonrpc.NewServer(jsonrpc.WithMaxRequestSize(w.cfg.MaxRequestSize))
-	srv.Register(LotusNamespace, api)
+	srv.Register(Namespace, api)
 	verify := func(ctx context.Context, token string) ([]auth.Permission, error) {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -705,7 +707,7 @@ func (w *LotusWorker) RPCHandler() http.Handler {
 		}
 		return perms, err
 	}
-	return LimitRequestSize(w.cfg.MaxRequestSize, &auth.Handler{Verify: verify, Next: srv.ServeHTTP})
+	return plugin.LimitRequestSize(w.cfg.MaxRequestSize, &auth.Handler{Verify: verify, Next: srv.ServeHTTP})
 }
 
 // plainErrors makes the function fields of *fields return their errors as

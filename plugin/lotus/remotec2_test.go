@@ -1,4 +1,4 @@
-package plugin_test
+package lotus_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/lotus"
 	"github.com/filc2/filc2/plugin/plugintest"
 	"github.com/filc2/filc2/proofs/c2"
 )
@@ -26,7 +27,7 @@ func remoteC2(t *testing.T, p plugin.Prover, max int64, reg prometheus.Registere
 	t.Helper()
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	srv := httptest.NewServer(plugin.NewRemoteCommit2Handler(plugin.RemoteCommit2Config{
+	srv := httptest.NewServer(lotus.NewRemoteCommit2Handler(lotus.RemoteCommit2Config{
 		Prover: p, Verify: plugin.TokenVerifier(secret), MaxRequestSize: max, Registry: reg,
 	}))
 	t.Cleanup(srv.Close)
@@ -35,12 +36,12 @@ func remoteC2(t *testing.T, p plugin.Prover, max int64, reg prometheus.Registere
 		perms, _ := plugin.PermissionsUpTo(perm)
 		toks[string(perm)], _ = plugin.NewToken(secret, perms)
 	}
-	return srv.URL + plugin.RemoteCommit2Path, toks
+	return srv.URL + lotus.RemoteCommit2Path, toks
 }
 
 func remoteParams(t *testing.T, miner, number uint64, proof abi.RegisteredSealProof, c1o []byte) []byte {
 	t.Helper()
-	b, err := json.Marshal(plugin.RemoteCommit2Params{Sector: abi.SectorID{Miner: abi.ActorID(miner), Number: abi.SectorNumber(number)}, ProofType: proof, Commit1Out: c1o})
+	b, err := json.Marshal(lotus.RemoteCommit2Params{Sector: abi.SectorID{Miner: abi.ActorID(miner), Number: abi.SectorNumber(number)}, ProofType: proof, Commit1Out: c1o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestRemoteCommit2Statuses(t *testing.T) {
 	good := remoteParams(t, plugintest.Miner, 1, plugintest.Proof.Proof, a)
 
 	code, body, _ := post(t, url+"?token="+toks["write"], good, "")
-	if code != 200 || string(body) != "proof of sector "+sector(1).String() {
+	if code != 200 || string(body) != "proof of sector "+plugintest.Sector(1).String() {
 		t.Fatalf("good request: %d %q", code, body)
 	}
 	if code, body, _ := post(t, url, good, toks["admin"]); code != 200 {

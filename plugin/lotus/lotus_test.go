@@ -1,4 +1,4 @@
-package plugin_test
+package lotus_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/google/uuid"
 
-	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/lotus"
 )
 
 func TestParseMinerAPIInfo(t *testing.T) {
@@ -31,7 +31,7 @@ func TestParseMinerAPIInfo(t *testing.T) {
 		{in: tok + ":ftp://x:1", err: "scheme"},
 		{in: "", err: "no address"},
 	} {
-		got, err := plugin.ParseMinerAPIInfo(tc.in)
+		got, err := lotus.ParseMinerAPIInfo(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%q: %+v %v, want error %q", tc.in, got, err, tc.err)
@@ -47,15 +47,15 @@ func TestParseMinerAPIInfo(t *testing.T) {
 func TestCommit2Resources(t *testing.T) {
 	env := map[string]string{}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	res, err := plugin.Commit2Resources(lookup)
+	res, err := lotus.Commit2Resources(lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2 := res[plugin.TTCommit2]
+	c2 := res[lotus.TTCommit2]
 	if len(res) != 1 || len(c2) != 15 {
 		t.Fatalf("%d task types, %d proof types", len(res), len(c2))
 	}
-	want32 := plugin.Resources{MinMemory: 30 << 30, MaxMemory: 150 << 30, GPUUtilization: 1, MaxParallelism: -1, MaxParallelismGPU: 6, BaseMinMemory: 32 << 30}
+	want32 := lotus.Resources{MinMemory: 30 << 30, MaxMemory: 150 << 30, GPUUtilization: 1, MaxParallelism: -1, MaxParallelismGPU: 6, BaseMinMemory: 32 << 30}
 	for _, p := range []abi.RegisteredSealProof{abi.RegisteredSealProof_StackedDrg32GiBV1, abi.RegisteredSealProof_StackedDrg32GiBV1_1, abi.RegisteredSealProof_StackedDrg32GiBV1_1_Feat_SyntheticPoRep} {
 		if c2[p] != want32 {
 			t.Errorf("%d: %+v, want %+v", p, c2[p], want32)
@@ -66,17 +66,17 @@ func TestCommit2Resources(t *testing.T) {
 	env["C2_MIN_MEMORY"] = "7"
 	env["C2_GPU_UTILIZATION"] = "0.5"
 	env["C2_MAX_CONCURRENT"] = "2"
-	res, err = plugin.Commit2Resources(lookup)
+	res, err = lotus.Commit2Resources(lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2 = res[plugin.TTCommit2]
+	c2 = res[lotus.TTCommit2]
 	r32, r2k := c2[abi.RegisteredSealProof_StackedDrg32GiBV1_1], c2[abi.RegisteredSealProof_StackedDrg2KiBV1_1]
 	if r32.MinMemory != 1000 || r2k.MinMemory != 7 || r32.GPUUtilization != 0.5 || r2k.MaxConcurrent != 2 || r32.MaxMemory != 150<<30 {
 		t.Fatalf("overrides: 32G %+v, 2K %+v", r32, r2k)
 	}
 	env["C2_64G_MAX_PARALLELISM"] = "many"
-	if _, err := plugin.Commit2Resources(lookup); err == nil || !strings.Contains(err.Error(), "C2_64G_MAX_PARALLELISM") {
+	if _, err := lotus.Commit2Resources(lookup); err == nil || !strings.Contains(err.Error(), "C2_64G_MAX_PARALLELISM") {
 		t.Fatalf("bad override: %v", err)
 	}
 }
@@ -89,15 +89,15 @@ func TestLotusJSON(t *testing.T) {
 		v    any
 		want string
 	}{
-		{plugin.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}, `{"Sector":{"Miner":1000,"Number":42},"ID":"c0ffee00-0000-4000-8000-000000000001"}`},
-		{&plugin.CallError{Code: plugin.ErrTempUnknown, Message: "busy"}, `{"Code":100,"Message":"busy"}`},
-		{plugin.LotusWorkerAPIVersion, `67328`},
-		{map[plugin.TaskType]struct{}{plugin.TTCommit2: {}}, `{"seal/v0/commit/2":{}}`},
-		{plugin.WorkerInfo{Hostname: "h", Resources: plugin.WorkerResources{MemPhysical: 1, CPUs: 2, GPUs: []string{"H200"},
-			Resources: map[plugin.TaskType]map[abi.RegisteredSealProof]plugin.Resources{plugin.TTCommit2: {8: {MinMemory: 3}}}}},
+		{lotus.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}, `{"Sector":{"Miner":1000,"Number":42},"ID":"c0ffee00-0000-4000-8000-000000000001"}`},
+		{&lotus.CallError{Code: lotus.ErrTempUnknown, Message: "busy"}, `{"Code":100,"Message":"busy"}`},
+		{lotus.WorkerAPIVersion, `67328`},
+		{map[lotus.TaskType]struct{}{lotus.TTCommit2: {}}, `{"seal/v0/commit/2":{}}`},
+		{lotus.WorkerInfo{Hostname: "h", Resources: lotus.WorkerResources{MemPhysical: 1, CPUs: 2, GPUs: []string{"H200"},
+			Resources: map[lotus.TaskType]map[abi.RegisteredSealProof]lotus.Resources{lotus.TTCommit2: {8: {MinMemory: 3}}}}},
 			`{"Hostname":"h","IgnoreResources":false,"Resources":{"MemPhysical":1,"MemUsed":0,"MemSwap":0,"MemSwapUsed":0,"CPUs":2,"GPUs":["H200"],` +
 				`"Resources":{"seal/v0/commit/2":{"8":{"MinMemory":3,"MaxMemory":0,"GPUUtilization":0,"MaxParallelism":0,"MaxParallelismGPU":0,"BaseMinMemory":0,"MaxConcurrent":0}}}}}`},
-		{plugin.RemoteCommit2Params{Sector: abi.SectorID{Miner: 1000, Number: 1}, ProofType: 5, Commit1Out: []byte("{}")},
+		{lotus.RemoteCommit2Params{Sector: abi.SectorID{Miner: 1000, Number: 1}, ProofType: 5, Commit1Out: []byte("{}")},
 			`{"Sector":{"Miner":1000,"Number":1},"ProofType":5,"Commit1Out":"e30="}`},
 	} {
 		b, err := json.Marshal(tc.v)
@@ -105,13 +105,13 @@ func TestLotusJSON(t *testing.T) {
 			t.Errorf("%T: %s %v\nwant %s", tc.v, b, err, tc.want)
 		}
 	}
-	if s := (plugin.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}).String(); s != "1000-42-c0ffee00-0000-4000-8000-000000000001" {
+	if s := (lotus.CallID{Sector: abi.SectorID{Miner: 1000, Number: 42}, ID: id}).String(); s != "1000-42-c0ffee00-0000-4000-8000-000000000001" {
 		t.Errorf("CallID.String %q", s)
 	}
 }
 
 func TestReadMemInfo(t *testing.T) {
-	m, err := plugin.ReadMemInfo()
+	m, err := lotus.ReadMemInfo()
 	if err != nil {
 		t.Fatal(err)
 	}

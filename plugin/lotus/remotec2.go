@@ -1,4 +1,4 @@
-package plugin
+package lotus
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/filc2/filc2/plugin"
 )
 
 // RemoteCommit2Path is where `filc2 serve` answers lotus's
@@ -27,19 +29,19 @@ const RemoteCommit2Path = "/remote-commit2"
 type RemoteCommit2Params struct {
 	Sector     abi.SectorID
 	ProofType  abi.RegisteredSealProof
-	Commit1Out Commit1Out
+	Commit1Out plugin.Commit1Out
 }
 
 // RemoteCommit2Config configures NewRemoteCommit2Handler.
 type RemoteCommit2Config struct {
-	// Prover proves.
-	Prover Prover
+	// plugin.Prover proves.
+	Prover plugin.Prover
 	// Verify checks a token (TokenVerifier); proving needs write.
 	Verify func(ctx context.Context, token string) ([]auth.Permission, error)
 	// DefaultPerms are those of a request without a token (nil:
-	// DefaultPermissions, read, which cannot prove).
+	// plugin.DefaultPermissions, read, which cannot prove).
 	DefaultPerms []auth.Permission
-	// MaxRequestSize bounds the body (≤ 0: DefaultMaxRequestSize).
+	// MaxRequestSize bounds the body (≤ 0: plugin.DefaultMaxRequestSize).
 	MaxRequestSize int64
 	// Registry, when set, gets filc2_remote_commit2_requests_total{code}.
 	Registry prometheus.Registerer
@@ -49,7 +51,7 @@ type RemoteCommit2Config struct {
 
 // NewRemoteCommit2Handler answers lotus's RemoteCommit2Endpoint: a POST
 // with a RemoteCommit2Params JSON body is proved (SealCommit2 through the
-// Prover; the request's context is the job's, so a client that goes away
+// plugin.Prover; the request's context is the job's, so a client that goes away
 // cancels it) and answered 200 with the raw proof bytes
 // (application/octet-stream), which is what lotus reads. Errors are plain
 // text:
@@ -69,11 +71,11 @@ type RemoteCommit2Config struct {
 func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 	max := cfg.MaxRequestSize
 	if max <= 0 {
-		max = DefaultMaxRequestSize
+		max = plugin.DefaultMaxRequestSize
 	}
 	defaults := cfg.DefaultPerms
 	if defaults == nil {
-		defaults = DefaultPermissions
+		defaults = plugin.DefaultPermissions
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -97,11 +99,11 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 		http.Error(w, msg, code)
 	}
 	tooBig := func(w http.ResponseWriter) {
-		answer(w, http.StatusBadRequest, fmt.Sprintf("bad input: request: over the limit of %d bytes (a C1 output may have at most %d bytes)", max, MaxC1Size))
+		answer(w, http.StatusBadRequest, fmt.Sprintf("bad input: request: over the limit of %d bytes (a C1 output may have at most %d bytes)", max, plugin.MaxC1Size))
 	}
 	h := func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		if !auth.HasPerm(ctx, defaults, PermWrite) {
+		if !auth.HasPerm(ctx, defaults, plugin.PermWrite) {
 			if !hasToken(ctx) {
 				answer(w, http.StatusUnauthorized, "unauthorized: proving needs a token with write permission, "+
 					"in the URL (?token=TOKEN, as lotus sends no header) or as Authorization: Bearer TOKEN; "+
@@ -128,7 +130,7 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 			return
 		}
 		body = nil
-		sector := SectorRef{ID: p.Sector, ProofType: p.ProofType}
+		sector := plugin.SectorRef{ID: p.Sector, ProofType: p.ProofType}
 		t0 := time.Now()
 		proof, err := cfg.Prover.SealCommit2(ctx, sector, p.Commit1Out)
 		if err != nil {
@@ -160,7 +162,7 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 		}
 		if r.ContentLength > max {
 			// Read it (up to a point) so that the client gets the answer.
-			if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscard)); d == maxDiscard {
+			if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, plugin.MaxDiscard)); d == plugin.MaxDiscard {
 				w.Header().Set("Connection", "close")
 			}
 			tooBig(w)
@@ -179,19 +181,19 @@ func hasToken(ctx context.Context) bool {
 	return !auth.HasPerm(ctx, []auth.Permission{noToken}, noToken)
 }
 
-// remoteCommit2Status is the HTTP status of a Prover error.
+// remoteCommit2Status is the HTTP status of a plugin.Prover error.
 func remoteCommit2Status(err error) int {
 	var (
-		bad  *BadInputError
-		perm *PermissionError
-		canc *CancelledError
+		bad  *plugin.BadInputError
+		perm *plugin.PermissionError
+		canc *plugin.CancelledError
 	)
 	switch {
 	case errors.As(err, &bad):
 		return http.StatusBadRequest
 	case errors.As(err, &perm):
 		return http.StatusForbidden
-	case IsRetryable(err), errors.As(err, &canc), errors.Is(err, context.Canceled):
+	case plugin.IsRetryable(err), errors.As(err, &canc), errors.Is(err, context.Canceled):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

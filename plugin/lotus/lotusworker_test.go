@@ -1,4 +1,4 @@
-package plugin_test
+package lotus_test
 
 import (
 	"context"
@@ -14,28 +14,29 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/filc2/filc2/plugin"
+	"github.com/filc2/filc2/plugin/lotus"
 	"github.com/filc2/filc2/plugin/plugintest"
 )
 
 // lotusWorker runs a LotusWorker over a LocalService proving with prove,
 // registered with a fake miner; it returns the miner, the worker and the
 // miner's connection to it.
-func lotusWorker(t *testing.T, prove plugin.ProveFunc, queue int) (*plugintest.LotusMiner, *plugin.LotusWorker, *plugintest.ConnectedWorker) {
+func lotusWorker(t *testing.T, prove plugin.ProveFunc, queue int) (*plugintest.LotusMiner, *lotus.Worker, *plugintest.ConnectedWorker) {
 	t.Helper()
 	miner := plugintest.NewLotusMiner(t)
 	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: queue, Prove: prove})
 	t.Cleanup(func() { svc.Close() })
-	info, err := plugin.ParseMinerAPIInfo(miner.APIInfo)
+	info, err := lotus.ParseMinerAPIInfo(miner.APIInfo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, closer, err := plugin.DialLotusMiner(context.Background(), info)
+	mc, closer, err := lotus.DialMiner(context.Background(), info)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(closer)
 	env := map[string]string{"C2_32G_MAX_CONCURRENT": "2"}
-	w, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{
+	w, err := lotus.NewWorker(lotus.WorkerConfig{
 		Prover:            plugin.NewServer(svc, "test"),
 		Miner:             mc,
 		Name:              "test-worker",
@@ -76,7 +77,7 @@ func TestLotusWorker(t *testing.T) {
 	if v, err := api.Version(ctx); err != nil || v != plugin.NewAPIVersion(1, 7, 0) {
 		t.Fatalf("Version %v %v", v, err)
 	}
-	if tt, err := api.TaskTypes(ctx); err != nil || len(tt) != 1 || tt[plugin.TTCommit2] != struct{}{} {
+	if tt, err := api.TaskTypes(ctx); err != nil || len(tt) != 1 || tt[lotus.TTCommit2] != struct{}{} {
 		t.Fatalf("TaskTypes %v %v", tt, err)
 	}
 	if p, err := api.Paths(ctx); err != nil || p == nil || len(p) != 0 {
@@ -86,7 +87,7 @@ func TestLotusWorker(t *testing.T) {
 	if err != nil || info.Hostname != "test-worker" || info.IgnoreResources || info.Resources.CPUs == 0 || info.Resources.MemPhysical == 0 || info.Resources.GPUs == nil {
 		t.Fatalf("Info %+v %v", info, err)
 	}
-	if r := info.Resources.Resources[plugin.TTCommit2][8]; r.MaxConcurrent != 2 || r.MinMemory != 30<<30 {
+	if r := info.Resources.Resources[lotus.TTCommit2][8]; r.MaxConcurrent != 2 || r.MinMemory != 30<<30 {
 		t.Fatalf("Info's 32GiB C2 resources %+v", r)
 	}
 	s1, err1 := api.Session(ctx)
@@ -113,8 +114,8 @@ func TestLotusWorker(t *testing.T) {
 		"no token":     nil,
 		"forged token": {"Authorization": []string{"Bearer " + miner.Token + "x"}},
 	} {
-		var other plugin.LotusWorkerStruct
-		closer, err := jsonrpc.NewMergeClient(ctx, cw.URL, plugin.LotusNamespace, []any{&other.Internal}, h)
+		var other lotus.WorkerStruct
+		closer, err := jsonrpc.NewMergeClient(ctx, cw.URL, lotus.Namespace, []any{&other.Internal}, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,17 +127,17 @@ func TestLotusWorker(t *testing.T) {
 	}
 
 	// Bad input is refused at once.
-	if _, err := api.SealCommit2(ctx, sector(1), a[:len(a)-10]); err == nil || !strings.Contains(err.Error(), "bad input") {
+	if _, err := api.SealCommit2(ctx, plugintest.Sector(1), a[:len(a)-10]); err == nil || !strings.Contains(err.Error(), "bad input") {
 		t.Fatalf("truncated C1: %v", err)
 	}
-	if _, err := api.SealCommit2(ctx, sector(2), a); err == nil || !strings.Contains(err.Error(), "another sector") {
+	if _, err := api.SealCommit2(ctx, plugintest.Sector(2), a); err == nil || !strings.Contains(err.Error(), "another sector") {
 		t.Fatalf("C1 of another sector: %v", err)
 	}
 
 	// A proof, returned on the third attempt.
 	miner.FailReturns.Store(2)
-	ci, err := api.SealCommit2(ctx, sector(1), a)
-	if err != nil || ci.Sector != sector(1).ID || ci.ID == (uuid.UUID{}) {
+	ci, err := api.SealCommit2(ctx, plugintest.Sector(1), a)
+	if err != nil || ci.Sector != plugintest.Sector(1).ID || ci.ID == (uuid.UUID{}) {
 		t.Fatalf("SealCommit2: %+v %v", ci, err)
 	}
 	id := plugin.JobID("lotus-" + ci.String())
@@ -152,27 +153,27 @@ func TestLotusWorker(t *testing.T) {
 
 	// A failed proof is returned with code 0 and the worker's name; a full
 	// queue with the temporary code 100.
-	ciFail, err := api.SealCommit2(ctx, sector(1), a)
+	ciFail, err := api.SealCommit2(ctx, plugintest.Sector(1), a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	idFail := plugin.JobID("lotus-" + ciFail.String())
 	g.WaitRunning(t, idFail)
-	ciQueued, err := api.SealCommit2(ctx, sector(1), a)
+	ciQueued, err := api.SealCommit2(ctx, plugintest.Sector(1), a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ciBusy, err := api.SealCommit2(ctx, sector(1), a)
+	ciBusy, err := api.SealCommit2(ctx, plugintest.Sector(1), a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r = miner.WaitReturn(t, 10*time.Second)
-	if r.Call != ciBusy || r.Err == nil || r.Err.Code != plugin.ErrTempUnknown || !strings.Contains(r.Err.Message, "busy") || r.Proof != nil {
+	if r.Call != ciBusy || r.Err == nil || r.Err.Code != lotus.ErrTempUnknown || !strings.Contains(r.Err.Message, "busy") || r.Proof != nil {
 		t.Fatalf("busy return %+v (%+v)", r, r.Err)
 	}
 	g.Open(idFail, errors.New("the GPU caught fire"))
 	r = miner.WaitReturn(t, 10*time.Second)
-	if r.Call != ciFail || r.Err == nil || r.Err.Code != plugin.ErrUnknown || !strings.Contains(r.Err.Message, "the GPU caught fire") ||
+	if r.Call != ciFail || r.Err == nil || r.Err.Code != lotus.ErrUnknown || !strings.Contains(r.Err.Message, "the GPU caught fire") ||
 		!strings.Contains(r.Err.Message, "[name: test-worker]") {
 		t.Fatalf("failure return %+v (%+v)", r, r.Err)
 	}
@@ -205,30 +206,30 @@ func TestLotusWorker(t *testing.T) {
 	if s, err := api.Session(ctx); err != nil || s != (uuid.UUID{}) {
 		t.Fatalf("Session after Close: %v %v", s, err)
 	}
-	if _, err := api.SealCommit2(ctx, sector(1), a); err == nil {
+	if _, err := api.SealCommit2(ctx, plugintest.Sector(1), a); err == nil {
 		t.Fatal("SealCommit2 after Close succeeded")
 	}
 }
 
 // A miner whose API version is not 1.5.x is refused, as lotus-worker does.
 func TestLotusWorkerMinerVersion(t *testing.T) {
-	w, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{Prover: plugintest.ErrProver{}, Miner: oldMiner{}, Name: "w"})
+	w, err := lotus.NewWorker(lotus.WorkerConfig{Prover: plugintest.ErrProver{}, Miner: oldMiner{}, Name: "w"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Run(context.Background(), "http://127.0.0.1:1/rpc/v0"); err == nil || !strings.Contains(err.Error(), "want 1.5.0") {
 		t.Fatalf("Run: %v", err)
 	}
-	if _, err := plugin.NewLotusWorker(plugin.LotusWorkerConfig{Prover: plugintest.ErrProver{}, Miner: oldMiner{}, Name: "w",
+	if _, err := lotus.NewWorker(lotus.WorkerConfig{Prover: plugintest.ErrProver{}, Miner: oldMiner{}, Name: "w",
 		Lookup: func(k string) (string, bool) { return "lots", k == "C2_MIN_MEMORY" }}); err == nil || !strings.Contains(err.Error(), "C2_MIN_MEMORY") {
 		t.Fatalf("bad resource override: %v", err)
 	}
 }
 
-type oldMiner struct{ plugin.LotusMiner }
+type oldMiner struct{ lotus.Miner }
 
-func (oldMiner) Version(context.Context) (plugin.LotusAPIVersionInfo, error) {
-	return plugin.LotusAPIVersionInfo{Version: "1.20.0", APIVersion: plugin.NewAPIVersion(1, 2, 0)}, nil
+func (oldMiner) Version(context.Context) (lotus.APIVersionInfo, error) {
+	return lotus.APIVersionInfo{Version: "1.20.0", APIVersion: plugin.NewAPIVersion(1, 2, 0)}, nil
 }
 
 // A worker that stops with a call in flight leaves it in CallsFile; the
@@ -241,18 +242,18 @@ func TestLotusWorkerRestartReportsLostCalls(t *testing.T) {
 	miner := plugintest.NewLotusMiner(t)
 	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 4, Prove: g.Prove})
 	t.Cleanup(func() { svc.Close() })
-	info, _ := plugin.ParseMinerAPIInfo(miner.APIInfo)
-	mc, closer, err := plugin.DialLotusMiner(context.Background(), info)
+	info, _ := lotus.ParseMinerAPIInfo(miner.APIInfo)
+	mc, closer, err := lotus.DialMiner(context.Background(), info)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(closer)
 	calls := t.TempDir() + "/worker-calls.json"
-	cfg := plugin.LotusWorkerConfig{Prover: plugin.NewServer(svc, "test"), Miner: mc, Name: "w1", CallsFile: calls,
+	cfg := lotus.WorkerConfig{Prover: plugin.NewServer(svc, "test"), Miner: mc, Name: "w1", CallsFile: calls,
 		ReturnInterval: 20 * time.Millisecond, HeartbeatInterval: time.Hour}
-	start := func(name string) (*plugin.LotusWorker, *plugintest.ConnectedWorker, func()) {
+	start := func(name string) (*lotus.Worker, *plugintest.ConnectedWorker, func()) {
 		cfg.Name = name
-		w, err := plugin.NewLotusWorker(cfg)
+		w, err := lotus.NewWorker(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,10 +269,10 @@ func TestLotusWorkerRestartReportsLostCalls(t *testing.T) {
 		}
 	}
 	w1, cw, stop1 := start("w1")
-	if _, err := plugin.NewLotusWorker(cfg); err == nil || !strings.Contains(err.Error(), "in use") {
+	if _, err := lotus.NewWorker(cfg); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("a second worker on the same calls file: %v", err)
 	}
-	ci, err := cw.API.SealCommit2(context.Background(), sector(1), a)
+	ci, err := cw.API.SealCommit2(context.Background(), plugintest.Sector(1), a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestLotusWorkerRestartReportsLostCalls(t *testing.T) {
 	_, _, stop2 := start("w2")
 	defer stop2()
 	r := miner.WaitReturn(t, 10*time.Second)
-	if r.Call != ci || r.Err == nil || r.Err.Code != plugin.ErrTempWorkerRestart || !strings.Contains(r.Err.Message, "restarted") {
+	if r.Call != ci || r.Err == nil || r.Err.Code != lotus.ErrTempWorkerRestart || !strings.Contains(r.Err.Message, "restarted") {
 		t.Fatalf("lost call: %+v (%+v)", r, r.Err)
 	}
 	plugintest.WaitFor(t, 5*time.Second, "the calls file to empty", func() bool {
