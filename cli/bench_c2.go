@@ -19,6 +19,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/engine/benchreport"
 	"github.com/filc2/filc2/ffi"
 	"github.com/filc2/filc2/internal/atomicfile"
 	"github.com/filc2/filc2/proofs/abi"
@@ -231,102 +232,8 @@ func benchC2Action(c *ucli.Context) error {
 	return nil
 }
 
-// benchC2Report is the result of a run, as --json prints it. Durations are
-// nanoseconds.
-type benchC2Report struct {
-	ProofType        string `json:"registered_proof"`
-	Backend          string `json:"backend"`
-	Synthetic        bool   `json:"synthetic"`
-	Verified         bool   `json:"verified"` // every partition of every proof verified
-	Note             string `json:"note,omitempty"`
-	C1               string `json:"c1"`  // where the C1 outputs came from
-	Key              string `json:"key"` // where the proving key came from
-	Params           string `json:"params"`
-	Jobs             int    `json:"jobs"`
-	Concurrency      int    `json:"concurrency"`
-	GPUs             []int  `json:"gpus"`
-	GPUWorkers       int    `json:"gpu_workers_per_gpu"`
-	SynthesisWorkers int    `json:"synthesis_workers"`
-	Partitions       int    `json:"partitions_per_proof"`
-
-	Load        time.Duration   `json:"load_ns"` // circuit and keys, before the first job
-	CircuitLoad time.Duration   `json:"circuit_load_ns"`
-	ProverLoads []time.Duration `json:"key_load_ns"` // per GPU, in GPUs' order
-
-	Wall         time.Duration `json:"wall_ns"`        // first submission to last proof
-	FirstProof   time.Duration `json:"first_proof_ns"` // first submission to first proof: the warm-up
-	Steady       time.Duration `json:"steady_state_per_proof_ns,omitempty"`
-	SteadyProofs int           `json:"steady_state_proofs"`     // proofs finished in the steady-state window (jobs − 1)
-	SteadyParts  int           `json:"steady_state_partitions"` // partitions completed in it, what the rate counts
-	Overall      time.Duration `json:"overall_per_proof_ns"`
-	// GPUBound is partitions per proof × the median kernel section ÷ GPUs:
-	// the s/proof the GPU locks alone would allow.
-	GPUBound time.Duration `json:"gpu_bound_per_proof_ns"`
-
-	LatencyMedian time.Duration `json:"latency_median_ns"`
-	LatencyMax    time.Duration `json:"latency_max_ns"`
-
-	// PoSt is the --post-proof side: its latencies alone and under this load.
-	PoSt *benchPoStReport `json:"post,omitempty"`
-
-	Stages     []benchStage   `json:"stages"`
-	Kernels    []benchStage   `json:"kernels,omitempty"` // the GPU section's split, when the backend reports it
-	GPUUse     []benchGPUUse  `json:"gpu_utilisation"`
-	Unverified int            `json:"unverified_partitions"`
-	Proofs     []benchC2Proof `json:"proofs"`
-	// HostPeak is this process's peak resident memory (VmHWM); DevicePeaks
-	// each GPU's peak memory in use, sampled every 200 ms from the load on.
-	HostPeak    uint64   `json:"host_peak_bytes"`
-	DevicePeaks []uint64 `json:"device_peak_bytes,omitempty"`
-	Timeline    string   `json:"timeline_svg,omitempty"`
-}
-
-// benchStage is one stage's per-partition statistics.
-type benchStage struct {
-	Stage  string        `json:"stage"`
-	What   string        `json:"what"`
-	Median time.Duration `json:"median_ns"`
-	Max    time.Duration `json:"max_ns"`
-	Count  int           `json:"partitions"`
-}
-
-// benchGPUUse is one GPU's kernel time, from its lock's accounting.
-type benchGPUUse struct {
-	Device       int           `json:"device"`
-	Busy         time.Duration `json:"busy_ns"` // lock held, over the whole run
-	Acquisitions int64         `json:"kernel_sections"`
-	Steady       float64       `json:"steady_state"` // busy ÷ wall between the first and the last proof
-	Overall      float64       `json:"overall"`      // busy ÷ wall, first submission to last proof
-}
-
-// benchC2Proof is one job.
-type benchC2Proof struct {
-	ID         string        `json:"id"`
-	Submitted  time.Duration `json:"submitted_ns"` // since the first submission
-	Finished   time.Duration `json:"finished_ns"`
-	Latency    time.Duration `json:"latency_ns"`
-	Unverified int           `json:"unverified_partitions"`
-}
-
-// benchStages are the per-partition stages the report lists, in pipeline order.
-var benchStages = []struct {
-	stage engine.Stage
-	what  string
-	get   func(*engine.PartitionTiming) time.Duration
-}{
-	{engine.StageQueue, "job submitted → synthesis starts", func(t *engine.PartitionTiming) time.Duration { return t.Queue }},
-	{engine.StageSynthesis, "witness synthesis (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Synthesis }},
-	{engine.StageGPUQueue, "witness waits for a GPU worker", func(t *engine.PartitionTiming) time.Duration { return t.GPUQueue }},
-	{engine.StageLoad, "waiting for the GPU's prover", func(t *engine.PartitionTiming) time.Duration { return t.Load }},
-	{engine.StagePrepare, "prepare: SpMV, scalars, upload (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Prepare }},
-	{engine.StageLockWait, "waiting for the GPU lock", func(t *engine.PartitionTiming) time.Duration { return t.LockWait }},
-	{engine.StageGPU, "GPU kernels (lock held)", func(t *engine.PartitionTiming) time.Duration { return t.GPUTime }},
-	{engine.StageFinish, "finish: proof assembly (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Finish }},
-	{engine.StageVerify, "verify against the vk (CPU)", func(t *engine.PartitionTiming) time.Duration { return t.Verify }},
-}
-
 // runBenchC2 runs the plan and reports on it; progress goes to log.
-func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Report, error) {
+func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchreport.Report, error) {
 	say := func(format string, args ...any) { fmt.Fprintf(log, "bench: "+format+"\n", args...) }
 	var fileC1 *c1.Commit1Out
 	if pl.C1File != "" {
@@ -445,7 +352,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	case pl.SetupKey:
 		key = fmt.Sprintf("a Groth16 setup of the recorded circuit at load, on each GPU (test key: toxic waste seeded by %d)", pl.Seed)
 	}
-	rep := &benchC2Report{ProofType: p.Name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Key: key, Params: pl.Params,
+	rep := &benchreport.Report{ProofType: p.Name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Key: key, Params: pl.Params,
 		Jobs: pl.Jobs, Concurrency: pl.Concurrency, GPUs: cfg.GPU.Devices, GPUWorkers: cfg.GPU.WorkersPerGPU,
 		SynthesisWorkers: cfg.Synthesis.Workers, Partitions: p.Partitions}
 	say("%s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers, memory budget %.1f GiB",
@@ -482,7 +389,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 		if err := e.PreloadPoSt(ctx, pl.PoSt.Proof); err != nil {
 			return nil, fmt.Errorf("bench c2: loading %s: %w", pl.PoSt.Proof.Name, err)
 		}
-		rep.PoSt = &benchPoStReport{ProofType: pl.PoSt.Proof.Name, Sectors: pl.PoSt.Sectors, Every: pl.PoSt.Every}
+		rep.PoSt = &benchreport.PoSt{ProofType: pl.PoSt.Proof.Name, Sectors: pl.PoSt.Sectors, Every: pl.PoSt.Every}
 		if err := runPoStAlone(ctx, e, *pl.PoSt, postIn, rep.PoSt, say); err != nil {
 			return nil, err
 		}
@@ -499,19 +406,19 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchC2Rep
 	if err != nil {
 		return nil, err
 	}
-	summarise(rep, results, first, last)
+	benchreport.Summarize(rep, results, first, last)
 	if pl.Synthetic {
 		rep.Note = fmt.Sprintf("%s: random C1 outputs and a synthetic key with the circuit's exact lengths; %d of %d partitions unverified",
 			syntheticNote, rep.Unverified, pl.Jobs*p.Partitions)
 	}
 	if pl.SVG != "" {
-		opts := engine.TimelineSVGOptions{From: first.submitted, To: last.at,
+		opts := engine.TimelineSVGOptions{From: first.Submitted, To: last.At,
 			Title: fmt.Sprintf("filc2 bench c2: %s on %s, %d proofs, %d in flight", p.Name, be.Name(), pl.Jobs, pl.Concurrency),
 			GPUs:  cfg.GPU.Devices}
-		for _, ws := range first.status.Synthesis {
+		for _, ws := range first.Status.Synthesis {
 			opts.Workers = append(opts.Workers, engine.TimelineWorker{Name: ws.Name, GPU: ws.GPU})
 		}
-		for _, g := range first.status.GPUs {
+		for _, g := range first.Status.GPUs {
 			for _, ws := range g.Workers {
 				opts.Workers = append(opts.Workers, engine.TimelineWorker{Name: ws.Name, GPU: ws.GPU})
 			}
@@ -556,33 +463,18 @@ func benchSeal(ctx context.Context, p abi.SealProof) (*c1.Commit1Out, error) {
 	return out, nil
 }
 
-// benchJob is one finished job.
-type benchJob struct {
-	id        string
-	res       engine.Result
-	submitted time.Time
-	finished  time.Time
-}
-
-// benchMark is a moment of the run with the engine's status then.
-type benchMark struct {
-	at        time.Time
-	submitted time.Time // the first submission
-	status    engine.Status
-}
-
 // runBenchJobs proves pl.Jobs sectors, pl.Concurrency at a time, and
 // returns the jobs in the order they finished, the status at the first
 // proof and at the last. The first failure cancels the rest and is returned.
 func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, c1For func(int) (*c1.Commit1Out, error),
-	say func(string, ...any)) ([]benchJob, benchMark, benchMark, error) {
+	say func(string, ...any)) ([]benchreport.Job, benchreport.Mark, benchreport.Mark, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
 		mu      sync.Mutex
 		next    int
-		done    []benchJob
-		first   benchMark
+		done    []benchreport.Job
+		first   benchreport.Mark
 		start   = time.Now()
 		wg      sync.WaitGroup
 		failure error
@@ -628,10 +520,10 @@ func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, c1For f
 					return
 				}
 				mu.Lock()
-				done = append(done, benchJob{id: id, res: res, submitted: submitted, finished: finished})
+				done = append(done, benchreport.Job{ID: id, Result: res, Submitted: submitted, Finished: finished})
 				n := len(done)
 				if n == 1 {
-					first = benchMark{at: finished, submitted: start, status: e.Status()}
+					first = benchreport.Mark{At: finished, Submitted: start, Status: e.Status()}
 				}
 				mu.Unlock()
 				say("%s: proof %d of %d in %v", id, n, pl.Jobs, finished.Sub(submitted).Round(time.Millisecond))
@@ -645,113 +537,8 @@ func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, c1For f
 	if err := ctx.Err(); err != nil {
 		return nil, first, first, err
 	}
-	last := benchMark{at: done[len(done)-1].finished, submitted: start, status: e.Status()}
+	last := benchreport.Mark{At: done[len(done)-1].Finished, Submitted: start, Status: e.Status()}
 	return done, first, last, nil
-}
-
-// summarise fills the report's measurements from the finished jobs.
-func summarise(rep *benchC2Report, jobs []benchJob, first, last benchMark) {
-	start := first.submitted
-	rep.Wall = last.at.Sub(start)
-	rep.FirstProof = first.at.Sub(start)
-	rep.Overall = rep.Wall / time.Duration(len(jobs))
-	var lat []time.Duration
-	var parts []engine.PartitionTiming
-	verified := true
-	for _, j := range jobs {
-		l := j.finished.Sub(j.submitted)
-		lat = append(lat, l)
-		parts = append(parts, j.res.Partitions...)
-		rep.Unverified += j.res.Unverified
-		verified = verified && j.res.Unverified == 0 && j.res.Proof != nil
-		rep.Proofs = append(rep.Proofs, benchC2Proof{ID: j.id, Submitted: j.submitted.Sub(start), Finished: j.finished.Sub(start),
-			Latency: l, Unverified: j.res.Unverified})
-	}
-	rep.Verified = verified
-	if n := len(jobs) - 1; n > 0 {
-		completed := make([]time.Time, len(parts))
-		for i := range parts {
-			completed[i] = parts[i].Completed
-		}
-		rep.SteadyProofs = n
-		rep.Steady, rep.SteadyParts = steadyState(completed, first.at, last.at, rep.Partitions)
-	}
-	rep.LatencyMedian, rep.LatencyMax = median(lat), slices.Max(lat)
-	for _, s := range benchStages {
-		var ds []time.Duration
-		for i := range parts {
-			ds = append(ds, s.get(&parts[i]))
-		}
-		st := benchStage{Stage: string(s.stage), What: s.what, Count: len(ds)}
-		if len(ds) > 0 {
-			st.Median, st.Max = median(ds), slices.Max(ds)
-		}
-		rep.Stages = append(rep.Stages, st)
-		if s.stage == engine.StageGPU && len(ds) > 0 && len(rep.GPUs) > 0 {
-			rep.GPUBound = st.Median * time.Duration(rep.Partitions) / time.Duration(len(rep.GPUs))
-		}
-	}
-	var kernelOrder []string
-	kernels := map[string][]time.Duration{}
-	for i := range parts {
-		for _, k := range parts[i].Kernels {
-			if _, ok := kernels[k.Name]; !ok {
-				kernelOrder = append(kernelOrder, k.Name)
-			}
-			kernels[k.Name] = append(kernels[k.Name], k.Time)
-		}
-	}
-	for _, name := range kernelOrder {
-		ds := kernels[name]
-		rep.Kernels = append(rep.Kernels, benchStage{Stage: name, What: "in the GPU section", Count: len(ds), Median: median(ds), Max: slices.Max(ds)})
-	}
-	busyAt := func(m benchMark, dev int) engine.LockStatus {
-		for _, g := range m.status.GPUs {
-			if g.Device == dev {
-				return g.Lock
-			}
-		}
-		return engine.LockStatus{}
-	}
-	for _, dev := range rep.GPUs {
-		l0, l1 := busyAt(first, dev), busyAt(last, dev)
-		u := benchGPUUse{Device: dev, Busy: l1.Busy, Acquisitions: l1.Acquisitions, Overall: ratio(l1.Busy, rep.Wall)}
-		if rep.SteadyProofs > 0 {
-			u.Steady = ratio(l1.Busy-l0.Busy, last.at.Sub(first.at))
-		}
-		rep.GPUUse = append(rep.GPUUse, u)
-	}
-}
-
-// steadyState is the throughput between two moments (the first and the
-// last proof's finish): the partitions completed after from and by to,
-// as time per proof of perProof partitions, and how many it counted. A job
-// that ran beside the first proof is credited only with the partitions it
-// completed inside the window, so overlapping jobs do not inflate the rate.
-func steadyState(completed []time.Time, from, to time.Time, perProof int) (time.Duration, int) {
-	n := 0
-	for _, t := range completed {
-		if t.After(from) && !t.After(to) {
-			n++
-		}
-	}
-	if n == 0 || !to.After(from) {
-		return 0, n
-	}
-	return to.Sub(from) * time.Duration(perProof) / time.Duration(n), n
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ratio(a, b time.Duration) float64 {
-	if b <= 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
 }
 
 // plural writes "1 proof" or "n proofs".
@@ -774,7 +561,7 @@ func secs(d time.Duration) string {
 }
 
 // printBenchC2 writes the report as text.
-func printBenchC2(w io.Writer, r *benchC2Report) {
+func printBenchC2(w io.Writer, r *benchreport.Report) {
 	fmt.Fprintf(w, "bench c2: %s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers\n",
 		r.ProofType, r.Backend, plural(r.Jobs, "proof"), r.Concurrency, r.GPUs, r.GPUWorkers, r.SynthesisWorkers)
 	fmt.Fprintf(w, "C1: %s\nkey: %s; recorded circuits in %s\n", r.C1, r.Key, r.Params)

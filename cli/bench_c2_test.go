@@ -10,8 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/filc2/filc2/engine/benchreport"
 	"github.com/filc2/filc2/ffi"
 	"github.com/filc2/filc2/internal/testparams"
 	"github.com/filc2/filc2/proofs/abi"
@@ -80,7 +80,7 @@ func TestBenchC2RealCPU2KiB(t *testing.T) {
 		t.Fatalf("%v\n%s\n%s", err, out, progress)
 	}
 	t.Logf("progress:\n%s", progress)
-	var rep benchC2Report
+	var rep benchreport.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -127,7 +127,7 @@ func TestBenchC2SparseSetupKeyCPU2KiB(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out, progress)
 	}
-	var rep benchC2Report
+	var rep benchreport.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -172,38 +172,5 @@ func TestBenchC2SyntheticCPU2KiB(t *testing.T) {
 	}
 	if strings.Contains(out, "every proof verified") {
 		t.Errorf("a synthetic run claims verified proofs:\n%s", out)
-	}
-}
-
-// The steady state counts partitions completed inside the window, so a job
-// that ran beside the first one is credited only with what it did after the
-// first proof finished. The case the old measure got wrong: two jobs of 10
-// partitions in flight, job 2 at 7 of 10 when job 1 finishes at 10 s; job 2
-// finishes at 13 s, job 3 at 23 s (1 s per partition throughout). The old
-// measure, (23 − 10) / 2 proofs = 6.5 s/proof; the rate is 13 partitions in
-// 13 s, 10 s/proof.
-func TestSteadyState(t *testing.T) {
-	t0 := time.Unix(1000, 0)
-	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	var done []time.Time
-	for i := 0; i < 10; i++ { // job 1, interleaved with job 2's first 7
-		done = append(done, at(float64(i+1)*10/17))
-	}
-	for i := 0; i < 7; i++ {
-		done = append(done, at(float64(i+1)*10/17-0.01))
-	}
-	for i := 0; i < 13; i++ { // job 2's last 3, then job 3
-		done = append(done, at(11+float64(i)))
-	}
-	got, n := steadyState(done, at(10), at(23), 10)
-	if n != 13 || got != 10*time.Second {
-		t.Errorf("steady state %v over %d partitions, want 10s over 13", got, n)
-	}
-	// A partition completed exactly at the first proof's finish belongs to the warm-up.
-	if _, n := steadyState([]time.Time{at(10), at(12)}, at(10), at(12), 1); n != 1 {
-		t.Errorf("counted %d partitions, want 1 (the window is open at its start)", n)
-	}
-	if got, n := steadyState(nil, at(10), at(12), 10); got != 0 || n != 0 {
-		t.Errorf("no partitions: %v, %d", got, n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/engine/benchreport"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/post"
@@ -20,22 +21,6 @@ type benchPoStPlan struct {
 	Sectors int           // per Window partition (Winning: 1)
 	Alone   int           // proofs before the PoRep jobs start
 	Every   time.Duration // the gap between PoSt submissions under load
-}
-
-// benchPoStReport is what the PoSt side measured: latency, submission to
-// verified proof, alone and under the PoRep load.
-type benchPoStReport struct {
-	ProofType string              `json:"registered_proof"`
-	Sectors   int                 `json:"sectors"`
-	Every     time.Duration       `json:"every_ns"`
-	Alone     post.LatencySummary `json:"alone"`
-	UnderLoad post.LatencySummary `json:"under_load"`
-	AloneN    int                 `json:"alone_proofs"`
-	LoadN     int                 `json:"under_load_proofs"`
-	Latencies []time.Duration     `json:"under_load_latencies_ns"`
-	// LockWait is the median time the PoSt's partitions waited for the GPU
-	// lock under load: the kernel section they waited behind.
-	LockWait time.Duration `json:"under_load_lock_wait_median_ns"`
 }
 
 // postInput makes the PoSt job every submission proves: sparse TEST FIXTURE
@@ -63,7 +48,7 @@ func provePoSt(ctx context.Context, e *engine.Engine, in *engine.PoSt, id string
 }
 
 // runPoStAlone proves pl.Alone PoSt jobs one after the other on the idle engine.
-func runPoStAlone(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *engine.PoSt, rep *benchPoStReport, say func(string, ...any)) error {
+func runPoStAlone(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *engine.PoSt, rep *benchreport.PoSt, say func(string, ...any)) error {
 	var lat []time.Duration
 	for i := range pl.Alone {
 		d, _, err := provePoSt(ctx, e, in, fmt.Sprintf("post-alone-%d", i+1))
@@ -79,7 +64,7 @@ func runPoStAlone(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *e
 
 // postUnderLoad submits a PoSt job about every pl.Every (jittered) until
 // stop is closed, one at a time, and returns a function that waits for the last and fills rep.
-func postUnderLoad(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *engine.PoSt, rep *benchPoStReport,
+func postUnderLoad(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *engine.PoSt, rep *benchreport.PoSt,
 	stop <-chan struct{}, say func(string, ...any)) func() error {
 	var wg sync.WaitGroup
 	var failure error
