@@ -45,9 +45,9 @@ func TestCriticalJobTakesTheNextSection(t *testing.T) {
 			f := newFake()
 			// Synthesis slower than the kernels, as a 32GiB PoRep's is on a
 			// machine whose cores are shared: every synthesis worker busy.
-			f.synthDelay = 200 * time.Millisecond
+			f.synthDelay = 300 * time.Millisecond
 			f.prepDelay = 5 * time.Millisecond
-			f.gpuDelay = 80 * time.Millisecond
+			f.gpuDelay = 120 * time.Millisecond
 			f.finishDelay = 20 * time.Millisecond
 			cfg := testConfig(0)
 			cfg.Synthesis.Workers = 2
