@@ -178,6 +178,8 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 			ps.Sectors = c.Int("post-sectors")
 		}
 		switch {
+		case pp.Kind == abi.Winning && ps.Sectors != 1:
+			return pl, fmt.Errorf("--post-sectors %d: a %s proves one sector (its 66 challenges are blocks of the circuit)", ps.Sectors, pp.Name)
 		case ps.Sectors < 1 || ps.Sectors > pp.SectorCount:
 			return pl, fmt.Errorf("--post-sectors %d: a %s partition holds 1 to %d", ps.Sectors, pp.Name, pp.SectorCount)
 		case ps.Alone < 0 || ps.Every <= 0:

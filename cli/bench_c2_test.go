@@ -44,6 +44,10 @@ func TestBenchC2BadFlags(t *testing.T) {
 		{append(p2k, "--synthetic", "--sparse"), "does not go with"},
 		{append(p2k, "--synthetic", "--setup-key"), "does not go with"},
 		{append(p2k, "--sparse", "--c1", "x.json"), "give one"},
+		{append(p2k, "--post-proof", "StackedDrgWinning3KiBV1"), "--post-proof"},
+		{append(p2k, "--post-proof", "StackedDrgWinning2KiBV1", "--post-sectors", "2"), "proves one sector"},
+		{append(p2k, "--post-proof", "StackedDrgWindow2KiBV1_1", "--post-every", "0s"), "--post-every"},
+		{append(p2k, "--synthetic", "--post-proof", "StackedDrgWinning2KiBV1"), "needs real keys"},
 	} {
 		out, err := run(t, tc.args...)
 		var ee *ExitError
@@ -119,11 +123,12 @@ func TestBenchC2RealCPU2KiB(t *testing.T) {
 // key the engine made itself (no .params anywhere), every partition verified.
 func TestBenchC2SparseSetupKeyCPU2KiB(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a 2KiB setup and two proofs take about two minutes on 2 cores")
+		t.Skip("a 2KiB setup, two proofs and WinningPoSt beside them take about two minutes on 2 cores")
 	}
 	dir := t.TempDir()
 	out, progress, err := runSplit(t, context.Background(), "bench", "c2", "-p", "StackedDrg2KiBV1_1", "--sparse", "--setup-key",
-		"--backend", "cpu", "--jobs", "2", "--concurrency", "1", "--params", dir, "--seed", "5", "--json")
+		"--backend", "cpu", "--jobs", "2", "--concurrency", "1", "--params", dir, "--seed", "5", "--json",
+		"--post-proof", "StackedDrgWinning2KiBV1", "--post-alone", "1", "--post-every", "3s")
 	if err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out, progress)
 	}
@@ -134,6 +139,11 @@ func TestBenchC2SparseSetupKeyCPU2KiB(t *testing.T) {
 	if !rep.Verified || rep.Synthetic || rep.Unverified != 0 || len(rep.Proofs) != 2 || !strings.HasPrefix(rep.Backend, "setup-key/") ||
 		!strings.Contains(rep.C1, "sparse") || !strings.Contains(rep.Key, "setup") || len(rep.ProverLoads) != 1 || rep.ProverLoads[0] <= 0 || rep.HostPeak == 0 {
 		t.Fatalf("report %+v", rep)
+	}
+	// The WinningPoSt beside it: one alone, at least one under the PoRep load.
+	if ps := rep.PoSt; ps == nil || ps.ProofType != "StackedDrgWinning2KiBV1" || ps.AloneN != 1 || ps.Alone.Median <= 0 || ps.LoadN < 1 ||
+		ps.UnderLoad.Max < ps.UnderLoad.Median || len(ps.Latencies) != ps.LoadN {
+		t.Fatalf("PoSt report %+v", rep.PoSt)
 	}
 	if ms, _ := filepath.Glob(filepath.Join(dir, "*.params")); len(ms) != 0 {
 		t.Fatalf("a .params file was written: %v", ms)
