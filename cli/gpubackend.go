@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/filc2/filc2/engine"
@@ -38,26 +39,45 @@ func cudaGPUBackend() engine.GPUBackend {
 		Load: func(ctx context.Context, gpu int, pk *groth16.ProvingKey, c *r1cs.Circuit) (engine.PartitionProver, error) {
 			p, err := ffi.LoadProver(ctx, gpu, pk, c)
 			if err != nil {
-				return nil, err // no typed nil in the interface
+				return nil, deviceMemory(err) // no typed nil in the interface
 			}
-			return p, nil
+			return memProver{p}, nil
 		},
 		Working: ffi.HostWorkingBytes,
 		// Synthetic keys (bench c2 --synthetic) are made on the device itself.
 		LoadSynthetic: func(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (engine.PartitionProver, error) {
 			p, err := ffi.LoadSyntheticProver(ctx, gpu, c, seed)
 			if err != nil {
-				return nil, err
+				return nil, deviceMemory(err)
 			}
-			return p, nil
+			return memProver{p}, nil
 		},
 		// Keys of a real setup (bench c2 --sparse) are made on the device too.
 		LoadSetup: func(ctx context.Context, gpu int, c *r1cs.Circuit, t *groth16.Toxic) (engine.PartitionProver, *groth16.VerifyingKey, error) {
 			p, err := ffi.SetupProver(ctx, gpu, c, t)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, deviceMemory(err)
 			}
-			return p, p.VerifyingKey(), nil
+			return memProver{p}, p.VerifyingKey(), nil
 		},
 	}
+}
+
+// memProver is an ffi.Prover whose GPU section's out-of-device-memory
+// errors are engine.ErrDeviceMemory too, so that the engine can say what
+// else holds the GPU. Its other methods (Prepare, Finish, Close,
+// CopiesWitness, HostResident) are the Prover's.
+type memProver struct{ *ffi.Prover }
+
+func (p memProver) RunGPU(ctx context.Context, prep engine.Prepared) (engine.Raw, error) {
+	raw, err := p.Prover.RunGPU(ctx, prep)
+	return raw, deviceMemory(err)
+}
+
+// deviceMemory marks ffi's out-of-device-memory errors as engine.ErrDeviceMemory.
+func deviceMemory(err error) error {
+	if err != nil && errors.Is(err, ffi.ErrOutOfMemory) {
+		return fmt.Errorf("%w: %w", engine.ErrDeviceMemory, err)
+	}
+	return err
 }

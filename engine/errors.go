@@ -16,6 +16,9 @@ var (
 	ErrClosed     = errors.New("engine: closed")                            // the engine shut down
 	ErrBadRequest = errors.New("engine: bad request")                       // the request itself is unusable
 	ErrBudget     = errors.New("engine: memory budget too small for a job") // see BudgetError
+	// ErrDeviceMemory is what a GPUBackend wraps when a GPU has no room:
+	// the engine then names the circuits resident on that GPU.
+	ErrDeviceMemory = errors.New("engine: out of device memory")
 )
 
 // DeadlineError is the error of a job that passed its deadline; errors.Is

@@ -50,6 +50,7 @@ type fakeBackend struct {
 	errs         []string                // misuse the fake detected
 	copies       bool                    // provers say Prepare copies the witness
 	recycled     []string                // "job/k" of the witnesses handed back
+	failErr      error                   // what a stage told to fail wraps (nil: a plain error)
 	yieldMid     bool                    // RunGPU has a preemption point halfway
 	onKernel     func(job string, k int) // called as RunGPU starts
 	kernels      int                     // RunGPU calls finished
@@ -100,6 +101,9 @@ func (f *fakeBackend) failing(job string, k int, s Stage) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail[fmt.Sprintf("%s/%d", job, k)] == s {
+		if f.failErr != nil {
+			return fmt.Errorf("fake %s failure: %w", s, f.failErr)
+		}
 		return fmt.Errorf("fake %s failure", s)
 	}
 	return nil

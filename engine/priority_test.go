@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -273,5 +275,34 @@ func TestCriticalJobPreemptsAtAKernelBoundary(t *testing.T) {
 	}
 	if st := e.Status(); st.GPUs[0].Lock.MaxHolders != 1 || f.maxInKernel[0] != 1 {
 		t.Fatalf("the lock had %d holders at once, the fake saw %d kernels at once", st.GPUs[0].Lock.MaxHolders, f.maxInKernel[0])
+	}
+}
+
+// A GPU section out of device memory (a GPUBackend's ErrDeviceMemory) fails
+// its job naming the circuits resident beside it on that GPU and what to do.
+func TestDeviceMemoryErrorNamesTheResidents(t *testing.T) {
+	f := newFake()
+	cfg := testConfig(0)
+	cfg.Memory.Budget = 2000
+	e := newTestEngine(t, cfg, f)
+	ctx := context.Background()
+	id, err := e.Submit(ctx, Request{Commit1: fakeC1("pr", proof32G)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Await(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.fail["win/0"], f.failErr = StageGPU, ErrDeviceMemory
+	f.mu.Unlock()
+	if _, err := e.Submit(ctx, Request{ID: "win", Input: &fakePoSt{name: "win", kind: KindWindowPoSt, size: 1 << 35}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Await(ctx, "win")
+	var pe *PartitionError
+	if !errors.Is(err, ErrDeviceMemory) || !errors.As(err, &pe) || pe.Stage != StageGPU ||
+		!strings.Contains(err.Error(), "beside StackedDrg32GiBV1_1") || !strings.Contains(err.Error(), "GPU of its own") {
+		t.Fatalf("out of device memory: %v", err)
 	}
 }

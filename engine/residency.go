@@ -203,6 +203,20 @@ func (r *residency) residentBytes() int64 {
 	return n
 }
 
+// onGPU names the circuits with a prover loaded or loading on gpu.
+func (r *residency) onGPU(gpu int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rc := range r.circuits {
+		if pe := rc.provers[gpu]; pe != nil && pe.state != residentFailed {
+			out = append(out, rc.spec.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // use and unuse count the partitions in flight on a ready circuit.
 func (r *residency) use(rc *resident) {
 	r.mu.Lock()

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/filc2/filc2/internal/preempt"
@@ -80,7 +82,7 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		pr, err = e.res.acquireProver(ctx, p.res, w.gpu)
 		return err
 	}); err != nil {
-		e.failPartition(p, StageLoad, err)
+		e.failPartition(p, StageLoad, e.deviceMemoryHint(err, p, w.gpu))
 		return
 	}
 	defer e.res.releaseProver(p.res, w.gpu)
@@ -120,7 +122,7 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		if !ran {
 			release(prep)
 		}
-		e.failPartition(p, StageGPU, err)
+		e.failPartition(p, StageGPU, e.deviceMemoryHint(err, p, w.gpu))
 		return
 	}
 	if ks, ok := raw.(interface {
@@ -159,6 +161,27 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		return
 	}
 	e.completePartition(p, proof)
+}
+
+// deviceMemoryHint adds to an out-of-device-memory error the circuits
+// resident beside p's on that GPU and what to do: the engine does not yet
+// swap circuits on a GPU, so two big ones (32GiB PoRep and WindowPoSt) must
+// have GPUs of their own.
+func (e *Engine) deviceMemoryHint(err error, p *partition, gpu int) error {
+	if !errors.Is(err, ErrDeviceMemory) {
+		return err
+	}
+	var others []string
+	for _, name := range e.res.onGPU(gpu) {
+		if name != p.res.spec.Name {
+			others = append(others, name)
+		}
+	}
+	if len(others) == 0 {
+		return fmt.Errorf("%w; the %s circuit alone does not fit on GPU %d", err, p.res.spec.Name, gpu)
+	}
+	return fmt.Errorf("%w; the %s circuit does not fit on GPU %d beside %s resident there: give it a GPU of its own (another filc2 with --gpus), see docs/curio.md",
+		err, p.res.spec.Name, gpu, strings.Join(others, ", "))
 }
 
 // preemptible returns ctx with the preemption point of p's kernel section
