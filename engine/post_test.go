@@ -47,14 +47,7 @@ func TestEnginePoSt2KiB(t *testing.T) {
 	defer e.Close()
 	for _, name := range names {
 		p, _ := abi.ParsePoStName(name)
-		req, err := post.SparseRequest(p, r, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := NewPoSt(p, r, req.Vanilla, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in, vanilla := sparsePoSt(t, p, r)
 		id, err := e.Submit(ctx, Request{ID: "post-" + name, Input: in})
 		if err != nil {
 			t.Fatal(err)
@@ -83,19 +76,12 @@ func TestEnginePoSt2KiB(t *testing.T) {
 
 		// The same id for another statement (curio reuses wdpost ids across
 		// the chain partitions of a deadline): refused, never merged.
-		req2, err := post.SparseRequest(p, other, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in2, err := NewPoSt(p, other, req2.Vanilla, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in2, _ := sparsePoSt(t, p, other)
 		if _, err := e.Submit(ctx, Request{ID: "post-" + name, Input: in2}); !errors.Is(err, ErrIDConflict) {
 			t.Fatalf("%s: a reused id with another randomness: %v", name, err)
 		}
 		// Vanilla proofs of one randomness claimed for another: a bad request.
-		bad, err := NewPoSt(p, other, req.Vanilla, 0)
+		bad, err := NewPoSt(p, other, vanilla, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,14 +111,7 @@ func TestSetupKeyPoSt(t *testing.T) {
 	defer e.Close()
 	p, _ := abi.ParsePoStName("StackedDrgWinning2KiBV1")
 	r := fallback.MaskRandomness([32]byte{4, 4})
-	req, err := post.SparseRequest(p, r, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := NewPoSt(p, r, req.Vanilla, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, _ := sparsePoSt(t, p, r)
 	if err := e.PreloadPoSt(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -150,4 +129,19 @@ func TestSetupKeyPoSt(t *testing.T) {
 	if st, _ := e.Job(id); st.Priority != PriorityCritical {
 		t.Fatalf("priority %v", st.Priority)
 	}
+}
+
+// sparsePoSt is a one-sector PoSt input of p for r on a sparse sector, and
+// its vanilla proofs.
+func sparsePoSt(t *testing.T, p abi.PoStProof, r fallback.Randomness) (*PoSt, []*fallback.SectorVanilla) {
+	t.Helper()
+	req, err := post.SparseRequest(p, r, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := NewPoSt(p, r, req.Vanilla, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, req.Vanilla
 }

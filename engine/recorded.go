@@ -32,17 +32,28 @@ type recordedCircuits struct {
 // the key when the GPU backend keeps it on the host (a WholeProof); a shared
 // key's G1 queries are prefixes of one array (a synthetic key's).
 func (r *recordedCircuits) circuitBytes(p abi.SealProof, gpu GPUBackend, shared bool) (int64, error) {
+	pce := ""
+	if r.pceDir != "" {
+		pce = c2.FilesIn(r.pceDir, p).PCE
+	}
+	return recordedBytes(pce, gpu, shared, func() (r1cs.Stats, error) { return r.circuitStats(p) })
+}
+
+// recordedBytes is the size of the recorded circuit at pce ("" or absent: an
+// estimate from the counts stats gives), plus the key when the GPU backend
+// keeps it on the host (a WholeProof). stats is called only when needed.
+func recordedBytes(pce string, gpu GPUBackend, shared bool, stats func() (r1cs.Stats, error)) (int64, error) {
 	_, host := gpu.(WholeProof)
 	n := int64(-1)
-	if r.pceDir != "" {
-		if fi, err := os.Stat(c2.FilesIn(r.pceDir, p).PCE); err == nil {
+	if pce != "" {
+		if fi, err := os.Stat(pce); err == nil {
 			n = fi.Size()
 		}
 	}
 	if n >= 0 && !host {
 		return n, nil
 	}
-	st, err := r.circuitStats(p)
+	st, err := stats()
 	if err != nil {
 		return 0, err
 	}

@@ -14,27 +14,11 @@ import (
 // circuit's size or an estimate from its counts, and the key when the GPU
 // backend keeps it on the host.
 func (s *SetupKey) postCircuitBytes(spec CircuitSpec) (int64, error) {
-	_, host := s.GPU.(WholeProof)
-	n := int64(-1)
+	pce := ""
 	if s.PCEDir != "" {
-		if fi, err := os.Stat(post.FilesIn(s.PCEDir, spec.PoSt).PCE); err == nil {
-			n = fi.Size()
-		}
+		pce = post.FilesIn(s.PCEDir, spec.PoSt).PCE
 	}
-	if n >= 0 && !host {
-		return n, nil
-	}
-	st, err := post.CountCircuit(spec.PoSt)
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		n = int64(st.Constraints) * pceBytesPerConstraint
-	}
-	if host {
-		n += keyBytes(st, false)
-	}
-	return n, nil
+	return recordedBytes(pce, s.GPU, false, func() (r1cs.Stats, error) { return post.CountCircuit(spec.PoSt) })
 }
 
 // loadPoStCircuit is LoadCircuit for a PoSt circuit: the recorded circuit,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/post"
+	"github.com/filc2/filc2/proofs/snark"
 )
 
 // ProveFunc proves one validated request and returns the proof bytes and the
@@ -450,66 +452,66 @@ type proverCache struct {
 
 type proverEntry struct {
 	ready chan struct{}
-	pr    *c2.Prover   // a PoRep circuit's
-	post  *post.Prover // a PoSt circuit's
+	pr    interface{ Close() error } // a *c2.Prover or a *post.Prover
 	err   error
 	info  Circuit
 }
 
-// getPoSt is get for a PoSt circuit.
-func (pc *proverCache) getPoSt(ctx context.Context, p abi.PoStProof) (*post.Prover, error) {
-	key := p.ParamsFile().Name
-	pc.mu.Lock()
-	e := pc.m[key]
-	if e == nil {
-		e = &proverEntry{ready: make(chan struct{})}
-		pc.m[key] = e
-		pc.mu.Unlock()
-		pc.loadPoSt(e, p)
-	} else {
-		pc.mu.Unlock()
-	}
-	select {
-	case <-e.ready:
-		return e.post, e.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (pc *proverCache) loadPoSt(e *proverEntry, p abi.PoStProof) {
-	defer close(e.ready)
-	t0 := time.Now()
-	f := post.FilesIn(pc.dir, p)
-	pc.log.Info("loading parameters", "proof", p.Name, "params", f.Params)
-	pr, err := post.Load(pc.ctx, p, post.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("%w; run `filc2 params fetch --post-proof %s --dir %s` (official) or `filc2 setup --post-proof %s --out %s` (test)", err, p.Name, pc.dir, p.Name, pc.dir)
-		}
-		e.err = &InternalError{Msg: fmt.Sprintf("loading the %s parameters: %v", p.Name, err)}
-		pc.log.Error("loading parameters failed", "proof", p.Name, "error", err)
-		pc.mu.Lock()
-		delete(pc.m, p.ParamsFile().Name)
-		pc.mu.Unlock()
-		return
-	}
-	e.post = pr
-	e.info = Circuit{ProofType: p.Name, SectorSize: uint64(p.SectorSize), Params: f.Params, LoadNS: time.Since(t0), Loaded: time.Now()}
-	pc.log.Info("parameters loaded", "proof", p.Name, "took", e.info.LoadNS.String())
+// circuitLoad is one circuit as proverCache loads it: its parameter files,
+// the flag naming its proof type to params fetch and setup ("-p",
+// "--post-proof"), and the load.
+type circuitLoad struct {
+	name  string
+	size  uint64
+	files snark.Files
+	flag  string
+	load  func() (interface{ Close() error }, error)
 }
 
 // get returns the prover for p's circuit, loading it on first use; loads
 // are shared by every job that needs them.
 func (pc *proverCache) get(ctx context.Context, p abi.SealProof) (*c2.Prover, error) {
-	key := p.ParamsFile().Name
+	pr, err := pc.entry(ctx, circuitLoad{name: p.Name, size: uint64(p.SectorSize), files: c2.FilesIn(pc.dir, p), flag: "-p",
+		load: func() (interface{ Close() error }, error) {
+			pr, err := c2.Load(pc.ctx, p, c2.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
+			if err != nil {
+				return nil, err
+			}
+			return pr, nil
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return pr.(*c2.Prover), nil
+}
+
+// getPoSt is get for a PoSt circuit.
+func (pc *proverCache) getPoSt(ctx context.Context, p abi.PoStProof) (*post.Prover, error) {
+	pr, err := pc.entry(ctx, circuitLoad{name: p.Name, size: uint64(p.SectorSize), files: post.FilesIn(pc.dir, p), flag: "--post-proof",
+		load: func() (interface{ Close() error }, error) {
+			pr, err := post.Load(pc.ctx, p, post.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
+			if err != nil {
+				return nil, err
+			}
+			return pr, nil
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return pr.(*post.Prover), nil
+}
+
+// entry returns the loaded circuit cl, loading it on first use (keyed by
+// its .params file).
+func (pc *proverCache) entry(ctx context.Context, cl circuitLoad) (interface{ Close() error }, error) {
+	key := filepath.Base(cl.files.Params)
 	pc.mu.Lock()
 	e := pc.m[key]
 	if e == nil {
 		e = &proverEntry{ready: make(chan struct{})}
 		pc.m[key] = e
 		pc.mu.Unlock()
-		pc.load(e, p)
+		pc.load(key, e, cl)
 	} else {
 		pc.mu.Unlock()
 	}
@@ -521,26 +523,26 @@ func (pc *proverCache) get(ctx context.Context, p abi.SealProof) (*c2.Prover, er
 	}
 }
 
-func (pc *proverCache) load(e *proverEntry, p abi.SealProof) {
+func (pc *proverCache) load(key string, e *proverEntry, cl circuitLoad) {
 	defer close(e.ready)
 	t0 := time.Now()
-	f := c2.FilesIn(pc.dir, p)
-	pc.log.Info("loading parameters", "proof", p.Name, "params", f.Params)
-	pr, err := c2.Load(pc.ctx, p, c2.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
+	pc.log.Info("loading parameters", "proof", cl.name, "params", cl.files.Params)
+	pr, err := cl.load()
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("%w; run `filc2 params fetch -p %s --dir %s` (official) or `filc2 setup -p %s --out %s` (test)", err, p.Name, pc.dir, p.Name, pc.dir)
+			err = fmt.Errorf("%w; run `filc2 params fetch %s %s --dir %s` (official) or `filc2 setup %s %s --out %s` (test)",
+				err, cl.flag, cl.name, pc.dir, cl.flag, cl.name, pc.dir)
 		}
-		e.err = &InternalError{Msg: fmt.Sprintf("loading the %s parameters: %v", p.Name, err)}
-		pc.log.Error("loading parameters failed", "proof", p.Name, "error", err)
+		e.err = &InternalError{Msg: fmt.Sprintf("loading the %s parameters: %v", cl.name, err)}
+		pc.log.Error("loading parameters failed", "proof", cl.name, "error", err)
 		pc.mu.Lock()
-		delete(pc.m, p.ParamsFile().Name) // try again next time
+		delete(pc.m, key) // try again next time
 		pc.mu.Unlock()
 		return
 	}
 	e.pr = pr
-	e.info = Circuit{ProofType: p.Name, SectorSize: uint64(p.SectorSize), Params: f.Params, LoadNS: time.Since(t0), Loaded: time.Now()}
-	pc.log.Info("parameters loaded", "proof", p.Name, "took", e.info.LoadNS.String())
+	e.info = Circuit{ProofType: cl.name, SectorSize: cl.size, Params: cl.files.Params, LoadNS: time.Since(t0), Loaded: time.Now()}
+	pc.log.Info("parameters loaded", "proof", cl.name, "took", e.info.LoadNS.String())
 }
 
 // loaded lists the resident circuits.
@@ -551,7 +553,7 @@ func (pc *proverCache) loaded() []Circuit {
 	for _, e := range pc.m {
 		select {
 		case <-e.ready:
-			if e.pr != nil || e.post != nil {
+			if e.pr != nil {
 				out = append(out, e.info)
 			}
 		default:
@@ -569,9 +571,6 @@ func (pc *proverCache) close() {
 		case <-e.ready:
 			if e.pr != nil {
 				e.pr.Close()
-			}
-			if e.post != nil {
-				e.post.Close()
 			}
 			delete(pc.m, k)
 		default:
