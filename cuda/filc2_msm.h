@@ -100,9 +100,25 @@ filc2_status filc2_msm_host_resident(filc2_msm_bases *b, int32_t *yes);
 
 /* filc2_msm_free releases the handle and all its device memory (NULL is a no-op). */
 filc2_status filc2_msm_free(filc2_msm_bases *b);
-/* filc2_msm_trim releases the scratch arena (it grows again on the next call). */
+/* filc2_msm_trim releases the scratch (shared ones too; it grows again on the next call, unfixed). */
 filc2_status filc2_msm_trim(filc2_msm_bases *b);
-/* group: FILC2_MSM_G1 or _G2; n: points; device_bytes: bases plus scratch now held. */
+/* Scratch. A handle plans each call in a scratch (device memory, grown on demand and kept).
+ * filc2_msm_share_scratch makes dst work in src's scratch (one device): a prover's five
+ * queries then hold the largest plan once instead of one scratch each; calls on handles
+ * sharing a scratch are serialised. filc2_msm_reserve sizes the scratch for a call over n
+ * scalars (FILC2_MSM_RESERVE_SPLIT: filc2_msm_split with any mix of ones and others) with
+ * as many windows per pass as the device's free memory allows now, and fixes it: later
+ * calls plan within it (fewer windows per pass if need be) and do not grow it (only a
+ * split's counters, 8 bytes per 16 scalars, may); a call whose plan cannot fit fails
+ * FILC2_ERR_OUT_OF_MEMORY. *scratch_bytes: its size after.
+ * filc2_msm_plan_bytes: the scratch a call over n scalars of a group plans with no memory
+ * limit (what to leave free for filc2_msm_reserve). */
+enum { FILC2_MSM_RESERVE_SPLIT = 1 };
+filc2_status filc2_msm_share_scratch(filc2_msm_bases *dst, filc2_msm_bases *src);
+filc2_status filc2_msm_reserve(filc2_msm_bases *b, size_t n, int32_t flags, uint64_t *scratch_bytes);
+filc2_status filc2_msm_plan_bytes(int32_t group, size_t n, int32_t flags, uint64_t *bytes);
+/* group: FILC2_MSM_G1 or _G2; n: points; device_bytes: bases plus the scratch it owns (a
+ * shared scratch is counted by the handle that made it). */
 filc2_status filc2_msm_info(filc2_msm_bases *b, int32_t *group, uint64_t *n, uint64_t *device_bytes);
 /* Copy points [first, first + count) back to the host. */
 filc2_status filc2_msm_download(filc2_msm_bases *b, size_t first, size_t count, void *out);

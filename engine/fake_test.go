@@ -14,6 +14,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/placement"
 	"github.com/filc2/filc2/internal/preempt"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
@@ -55,6 +56,9 @@ type fakeBackend struct {
 	onKernel     func(job string, k int) // called as RunGPU starts
 	kernels      int                     // RunGPU calls finished
 	preempted    []string                // "job/k" of the sections another section ran inside
+	deviceSlots  int                     // provers a GPU holds at once (0: unlimited); more is ErrDeviceMemory
+	spill        bool                    // over deviceSlots, a load that may use host memory succeeds (host resident)
+	onDevice     map[int]int             // per GPU, provers loaded and not closed
 }
 
 func newFake() *fakeBackend {
@@ -92,6 +96,17 @@ func (f *fakeBackend) LoadProver(ctx context.Context, gpu int, c Circuit) (Parti
 	fc := c.(*fakeCircuit)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.deviceSlots > 0 && f.onDevice[gpu] >= f.deviceSlots {
+		if !f.spill || placement.DeviceOnly(ctx) {
+			return nil, fmt.Errorf("fake: GPU %d holds %d provers: %w", gpu, f.onDevice[gpu], ErrDeviceMemory)
+		}
+		f.proverLoads[fmt.Sprintf("%d/%d", gpu, fc.size)]++
+		return &fakeProver{f: f, gpu: gpu, size: fc.size, host: true}, nil
+	}
+	if f.onDevice == nil {
+		f.onDevice = map[int]int{}
+	}
+	f.onDevice[gpu]++
 	f.proverLoads[fmt.Sprintf("%d/%d", gpu, fc.size)]++
 	return &fakeProver{f: f, gpu: gpu, size: fc.size}, nil
 }
@@ -189,6 +204,15 @@ type fakeProver struct {
 	f    *fakeBackend
 	gpu  int
 	size uint64
+	host bool // loaded over deviceSlots, in "host memory"
+}
+
+// HostResident is what the CUDA prover says of a key partly in host memory.
+func (p *fakeProver) HostResident() []string {
+	if p.host {
+		return []string{"h"}
+	}
+	return nil
 }
 
 // fakePrepared counts as outstanding until RunGPU takes it or the engine
@@ -316,6 +340,9 @@ func (p *fakeProver) Close() error {
 		p.f.errs = append(p.f.errs, fmt.Sprintf("prover %d/%d closed during %d calls", p.gpu, p.size, p.f.active[p.size]))
 	}
 	p.f.closed = append(p.f.closed, fmt.Sprintf("prover %d/%d", p.gpu, p.size))
+	if p.f.onDevice != nil && !p.host {
+		p.f.onDevice[p.gpu]--
+	}
 	return nil
 }
 

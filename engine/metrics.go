@@ -15,7 +15,7 @@ type metrics struct {
 	finished     *prometheus.CounterVec   // by final state
 	partitions   *prometheus.CounterVec   // by outcome: proved, failed, dropped
 	stage        *prometheus.HistogramVec // by stage
-	circuitLoads *prometheus.CounterVec   // by outcome: loaded, failed, evicted
+	circuitLoads *prometheus.CounterVec   // by outcome: loaded, failed, evicted, prover_evicted
 	loadSeconds  prometheus.Histogram
 }
 

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/filc2/filc2/internal/placement"
 )
 
 // residentState is where a resident circuit or prover is in its load.
@@ -164,7 +166,19 @@ func (r *residency) startProverLocked(rc *resident, gpu int) *residentProver {
 		defer r.wg.Done()
 		t0 := time.Now()
 		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "start", Detail: rc.spec.Name})
-		pr, err := r.backend.LoadProver(r.ctx, gpu, rc.circuit)
+		// The prover entirely on the GPU first; no room: the idle provers of
+		// other circuits there give theirs, least recently used first; none
+		// left: the backend keeps what does not fit in host memory (slower,
+		// Status says so).
+		deviceOnly := placement.WithDeviceOnly(r.ctx)
+		pr, err := r.backend.LoadProver(deviceOnly, gpu, rc.circuit)
+		for errors.Is(err, ErrDeviceMemory) && r.evictProverOn(gpu, rc.key) {
+			pr, err = r.backend.LoadProver(deviceOnly, gpu, rc.circuit)
+		}
+		if errors.Is(err, ErrDeviceMemory) {
+			r.log.Info("loading a prover partly in host memory: its GPU is full of busy provers", "proof", rc.spec.Name, "gpu", gpu)
+			pr, err = r.backend.LoadProver(r.ctx, gpu, rc.circuit)
+		}
 		r.mu.Lock()
 		pe.loadTime = time.Since(t0)
 		if err != nil {
@@ -209,7 +223,7 @@ func (r *residency) onGPU(gpu int) []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, rc := range r.circuits {
-		if pe := rc.provers[gpu]; pe != nil && pe.state != residentFailed {
+		if pe := rc.provers[gpu]; pe != nil && pe.state != residentFailed && pe.state != residentEvicted {
 			out = append(out, rc.spec.Name)
 		}
 	}
@@ -243,7 +257,7 @@ func (r *residency) acquireProver(ctx context.Context, rc *resident, gpu int) (P
 			return nil, errors.New("engine: circuit not resident")
 		}
 		pe := rc.provers[gpu]
-		if pe == nil {
+		if pe == nil || pe.state == residentEvicted {
 			pe = r.startProverLocked(rc, gpu)
 		}
 		switch pe.state {
@@ -331,6 +345,46 @@ func (r *residency) evictIdle(keep circuitKey) (bool, time.Time) {
 	return true, time.Time{}
 }
 
+// evictProverOn closes the least recently used idle prover on gpu of a
+// circuit other than keep (no partition of that circuit in flight, the
+// prover not in use) to free the GPU's memory for keep's prover, and reports
+// whether there was one. The circuit stays resident: its next partition
+// loads its prover there again. The GPU's device memory is the only thing
+// that decides: memory.evict_idle governs host memory, and a prover that
+// cannot load fails its job.
+func (r *residency) evictProverOn(gpu int, keep circuitKey) bool {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return false
+	}
+	var victim *resident
+	for _, rc := range r.circuits {
+		pe := rc.provers[gpu]
+		if rc.key == keep || rc.state != residentReady || rc.inFlight > 0 || pe == nil ||
+			pe.state != residentReady || pe.inUse > 0 {
+			continue
+		}
+		if victim == nil || rc.lastUsed.Before(victim.lastUsed) {
+			victim = rc
+		}
+	}
+	if victim == nil {
+		r.mu.Unlock()
+		return false
+	}
+	pe := victim.provers[gpu]
+	pr := pe.prover
+	pe.state, pe.prover, pe.err = residentEvicted, nil, nil
+	r.mu.Unlock()
+	r.log.Info("evicting an idle prover for a GPU's memory", "proof", victim.spec.Name, "gpu", gpu, "for", keep.String())
+	r.m.circuitLoads.WithLabelValues("prover_evicted").Inc()
+	if err := pr.Close(); err != nil {
+		r.log.Warn("closing prover", "proof", victim.spec.Name, "gpu", gpu, "err", err)
+	}
+	return true
+}
+
 // closeResident closes a circuit's provers, then the circuit.
 func (r *residency) closeResident(rc *resident) {
 	for gpu, pe := range rc.provers {
@@ -387,6 +441,12 @@ type ProverStatus struct {
 	// HostResident names the key's queries kept in pinned host memory because
 	// the GPU had no room (their MSMs read over the bus: slower).
 	HostResident []string `json:"host_resident,omitempty"`
+	// HostSpMV: the circuit's matrices did not fit on the GPU, so A·w, B·w,
+	// C·w are computed on the host (slower Prepare).
+	HostSpMV bool `json:"host_spmv,omitempty"`
+	// DeviceBytes is the GPU memory the prover took at load (its key, matrices,
+	// NTT tables, MSM scratch and work buffers), where the backend says.
+	DeviceBytes int64 `json:"device_bytes,omitempty"`
 }
 
 func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
@@ -406,8 +466,16 @@ func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
 		}
 		for _, pe := range rc.provers {
 			ps := ProverStatus{GPU: pe.gpu, State: pe.state.String(), Error: errString(pe.err), InUse: pe.inUse, LoadTime: pe.loadTime}
-			if hr, ok := pe.prover.(interface{ HostResident() []string }); ok && pe.prover != nil {
-				ps.HostResident = hr.HostResident()
+			if pe.prover != nil {
+				if hr, ok := pe.prover.(interface{ HostResident() []string }); ok {
+					ps.HostResident = hr.HostResident()
+				}
+				if hs, ok := pe.prover.(interface{ HostSpMV() bool }); ok {
+					ps.HostSpMV = hs.HostSpMV()
+				}
+				if fp, ok := pe.prover.(interface{ Footprint() uint64 }); ok {
+					ps.DeviceBytes = int64(fp.Footprint())
+				}
 			}
 			cs.Provers = append(cs.Provers, ps)
 		}

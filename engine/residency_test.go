@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -104,6 +105,94 @@ func TestEvictionOnlyUnderPressureAndIdle(t *testing.T) {
 	}
 	if m := e.Status().Memory; m.HighWater > m.Budget {
 		t.Fatalf("memory %+v", m)
+	}
+}
+
+// A prover that finds its GPU full takes the memory of another circuit's idle
+// prover there (least recently used first); that circuit stays resident, its
+// prover evicted in Status, and its next job loads the prover again. A prover
+// in use is never evicted: the load fails naming what holds the GPU.
+func TestProverEvictedForDeviceMemory(t *testing.T) {
+	f := newFake()
+	f.deviceSlots = 1
+	cfg := testConfig(0)
+	cfg.Memory.Budget = ByteSize(3*f.circuitBytes + 6*f.partBytes) // every circuit fits in host memory
+	e := newTestEngine(t, cfg, f)
+	big, small := uint64(proof32G.SectorSize), uint64(proof2K.SectorSize)
+
+	if _, err := await(t, e, submit(t, e, "big1", proof32G, PriorityNormal)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := await(t, e, submit(t, e, "small1", proof2K, PriorityNormal)); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{fmt.Sprintf("prover 0/%d", big)}; !slices.Equal(f.closed, want) {
+		t.Fatalf("closed %v, want %v (the 32GiB prover only, not its circuit)", f.closed, want)
+	}
+	states := map[uint64]string{}
+	for _, c := range e.Status().Circuits {
+		if c.State != "ready" || len(c.Provers) != 1 {
+			t.Fatalf("circuit %+v: want ready with one prover", c)
+		}
+		states[c.SectorSize] = c.Provers[0].State
+	}
+	if states[big] != "evicted" || states[small] != "ready" {
+		t.Fatalf("prover states %v: want the 32GiB one evicted, the 2KiB one ready", states)
+	}
+	if _, err := await(t, e, submit(t, e, "big2", proof32G, PriorityNormal)); err != nil {
+		t.Fatal(err)
+	}
+	if f.proverLoads[fmt.Sprintf("0/%d", big)] != 2 || f.circuitLoads[big] != 1 {
+		t.Fatalf("prover loads %v, circuit loads %v: want the 32GiB prover loaded twice, its circuit once", f.proverLoads, f.circuitLoads)
+	}
+
+	// The 32GiB prover busy in a long GPU section: the 2KiB one cannot take its room.
+	started := make(chan struct{}, 1)
+	f.mu.Lock()
+	f.gpuDelay = 100 * time.Millisecond
+	f.onKernel = func(job string, k int) {
+		if job == "big3" || job == "big4" {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+		}
+	}
+	f.mu.Unlock()
+	submit(t, e, "big3", proof32G, PriorityNormal)
+	<-started
+	_, err := await(t, e, submit(t, e, "small2", proof2K, PriorityNormal))
+	if !errors.Is(err, ErrDeviceMemory) || !strings.Contains(err.Error(), "32GiB") {
+		t.Fatalf("2KiB job beside a busy 32GiB prover: %v, want ErrDeviceMemory naming the 32GiB circuit", err)
+	}
+	if _, err := await(t, e, "big3"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A backend that can keep a key in host memory loads it there beside a busy prover.
+	f.mu.Lock()
+	f.spill = true
+	f.mu.Unlock()
+	select { // a signal of big3's
+	case <-started:
+	default:
+	}
+	submit(t, e, "big4", proof32G, PriorityNormal)
+	<-started
+	if _, err := await(t, e, submit(t, e, "small3", proof2K, PriorityNormal)); err != nil {
+		t.Fatalf("2KiB job beside a busy 32GiB prover, host memory allowed: %v", err)
+	}
+	var hostResident []string
+	for _, c := range e.Status().Circuits {
+		if c.SectorSize == small && len(c.Provers) == 1 {
+			hostResident = c.Provers[0].HostResident
+		}
+	}
+	if !slices.Equal(hostResident, []string{"h"}) {
+		t.Fatalf("the 2KiB prover loaded beside a busy one reports host-resident %v, want [h]", hostResident)
+	}
+	if _, err := await(t, e, "big4"); err != nil {
+		t.Fatal(err)
 	}
 }
 

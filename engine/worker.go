@@ -164,9 +164,9 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 }
 
 // deviceMemoryHint adds to an out-of-device-memory error the circuits
-// resident beside p's on that GPU and what to do: the engine does not yet
-// swap circuits on a GPU, so two big ones (32GiB PoRep and WindowPoSt) must
-// have GPUs of their own.
+// resident beside p's on that GPU and what to do: their provers were busy
+// (an idle one would have been evicted for p's), so a circuit that needs
+// the whole GPU while another keeps it busy needs a GPU of its own.
 func (e *Engine) deviceMemoryHint(err error, p *partition, gpu int) error {
 	if !errors.Is(err, ErrDeviceMemory) {
 		return err
@@ -180,7 +180,7 @@ func (e *Engine) deviceMemoryHint(err error, p *partition, gpu int) error {
 	if len(others) == 0 {
 		return fmt.Errorf("%w; the %s circuit alone does not fit on GPU %d", err, p.res.spec.Name, gpu)
 	}
-	return fmt.Errorf("%w; the %s circuit does not fit on GPU %d beside %s resident there: give it a GPU of its own (another filc2 with --gpus), see docs/curio.md",
+	return fmt.Errorf("%w; the %s circuit does not fit on GPU %d beside %s busy there: give it a GPU of its own (another filc2 with --gpus), see docs/curio.md",
 		err, p.res.spec.Name, gpu, strings.Join(others, ", "))
 }
 

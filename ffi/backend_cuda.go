@@ -6,12 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/placement"
 	"github.com/filc2/filc2/internal/preempt"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/r1cs"
@@ -95,7 +98,12 @@ type Prover struct {
 	gpu  sync.Mutex   // the kernel section: one partition at a time uses work
 	work *workBuffers // a, b, c over the domain and the query scalars (under gpu)
 
-	spare freeList[*FrBuffer] // witness buffers kept for the next partition (closed by Close)
+	spare    freeList[*FrBuffer] // witness buffers kept for the next partition (closed by Close)
+	out      atomic.Int32        // witness buffers taken and not yet given back
+	returned chan struct{}       // a witness buffer came back (for a take that found no memory)
+
+	scratchBytes uint64 // the MSM scratch the five queries share, reserved at load
+	footprint    uint64 // the device memory taken at load
 }
 
 // maxSpare bounds the witness buffers a Prover keeps between partitions (two workers
@@ -121,7 +129,7 @@ func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs
 	if err := pk.CheckShape(groth16.ShapeOf(c.Stats())); err != nil {
 		return nil, err
 	}
-	return loadProver(device, c, func(p *Prover) error {
+	return loadProver(ctx, device, c, func(p *Prover) error {
 		p.vk = pk.VK
 		var err error
 		for _, q := range []struct {
@@ -148,7 +156,7 @@ func LoadProver(ctx context.Context, device int, pk *groth16.ProvingKey, c *r1cs
 // parameters are not at hand). Its proofs do not verify under any key.
 func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed uint64) (*Prover, error) {
 	_, _, g1, g2 := bls.Generators()
-	return loadProver(device, c, func(p *Prover) error {
+	return loadProver(ctx, device, c, func(p *Prover) error {
 		p.vk = groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2}
 		n := p.shape.Lengths()
 		var err error
@@ -167,12 +175,17 @@ func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed 
 	})
 }
 
-// loadProver makes circuit c's prover on device: the NTT domain, the five queries and
-// the verifying key (keys fills them), where their points went, and the circuit's
-// matrices. On any failure what was made is freed.
-func loadProver(device int, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Prover, err error) {
+// loadProver makes circuit c's prover on device. Everything a proof needs on the device
+// is allocated here, so that a prover that loads can prove beside whatever else is
+// resident: the NTT domain, the kernel section's buffers, one witness buffer, then the
+// five queries and the verifying key (keys fills them) with room held back for one
+// shared MSM scratch (queries that find the device full stay in host memory), the
+// scratch itself, and last the circuit's matrices (no room: SpMV on the host). Under
+// placement.WithDeviceOnly nothing goes to the host: what does not fit on the device
+// fails with ErrOutOfMemory instead. On any failure what was made is freed.
+func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Prover, err error) {
 	shape := groth16.ShapeOf(c.Stats())
-	p := &Prover{device: device, circuit: c, shape: shape, dens: groth16.DensitiesOf(c)}
+	p := &Prover{device: device, circuit: c, shape: shape, dens: groth16.DensitiesOf(c), returned: make(chan struct{}, 1)}
 	p.spare.max = maxSpare
 	if p.up, err = uploadPoolFromEnv(device); err != nil {
 		return nil, err
@@ -181,17 +194,171 @@ func loadProver(device int, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Pro
 		if p.domain, err = newDomainOn(device, shape); err != nil {
 			return err
 		}
-		if err := keys(p); err != nil {
+		p.gpu.Lock()
+		_, err = p.workLocked()
+		p.gpu.Unlock()
+		if err != nil {
+			return err
+		}
+		w, err := p.takeWitness(context.Background())
+		if err != nil {
+			return err
+		}
+		p.giveWitness(w)
+		plans, err := p.scratchPlans()
+		if err != nil {
+			return err
+		}
+		// Ballast: the largest plan's bytes, held while the key goes up so that the
+		// queries leave the scratch its room (a device too full for it gets none: the
+		// reservation below then plans fewer windows per pass, or fails).
+		deviceOnly := placement.DeviceOnly(ctx)
+		var ballast *FrBuffer
+		if len(plans) > 0 {
+			if ballast, err = AllocFr(device, int(plans[0].bytes/uint64(fr.Bytes))+1); errors.Is(err, ErrOutOfMemory) && !deviceOnly {
+				ballast, err = nil, nil
+			} else if err != nil {
+				return fmt.Errorf("room for the MSM scratch (%.1f GiB) on device %d: %w", float64(plans[0].bytes)/(1<<30), device, err)
+			}
+		}
+		if deviceOnly {
+			if err := p.checkKeyFits(); err != nil {
+				ballast.Free()
+				return err
+			}
+		}
+		err = keys(p)
+		if ballast != nil {
+			err = errors.Join(err, ballast.Free())
+		}
+		if err != nil {
+			return err
+		}
+		if err := p.reserveScratch(plans); err != nil {
 			return err
 		}
 		p.findHostResident()
-		return p.uploadCircuit()
+		if deviceOnly && len(p.hostResident) > 0 {
+			return fmt.Errorf("%w: the key's %v queries did not fit on device %d (device-only load)", ErrOutOfMemory,
+				p.hostResident, device)
+		}
+		if err := p.uploadCircuit(); err != nil {
+			return err
+		}
+		if deviceOnly && p.dc == nil {
+			return fmt.Errorf("%w: the circuit's matrices did not fit on device %d (device-only load)", ErrOutOfMemory, device)
+		}
+		p.footprint, err = p.DeviceBytes()
+		return err
 	}()
 	if err != nil {
 		p.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkKeyFits fails with ErrOutOfMemory when the device's free memory is less than the
+// key's points (96 bytes a G1 point, 192 a G2 point): a device-only load that cannot fit
+// fails before it uploads anything.
+func (p *Prover) checkKeyFits() error {
+	n := p.shape.Lengths()
+	need := uint64(n[0]+n[1]+n[2]+n[3])*96 + uint64(n[4])*192
+	devs, err := Devices()
+	if err != nil {
+		return err
+	}
+	if p.device >= len(devs) {
+		return fmt.Errorf("%w: device %d requested, %d visible", ErrNoDevice, p.device, len(devs))
+	}
+	if free := devs[p.device].Free; free < need {
+		return fmt.Errorf("%w: the key needs %.1f GiB, device %d has %.1f GiB free (device-only load)", ErrOutOfMemory,
+			float64(need)/(1<<30), p.device, float64(free)/(1<<30))
+	}
+	return nil
+}
+
+// scratchPlan is one query's MSM: its length, kind and unlimited plan.
+type scratchPlan struct {
+	query string
+	n     int
+	g2    bool
+	split bool
+	bytes uint64
+}
+
+// scratchPlans are the five MSMs of a proof (H dense over the domain less one; L, A,
+// B_G1, B_G2 split over their densities' lengths), largest plan first.
+func (p *Prover) scratchPlans() ([]scratchPlan, error) {
+	s := p.shape
+	plans := []scratchPlan{
+		{query: "h", n: s.Domain - 1},
+		{query: "l", n: s.NumAux, split: true},
+		{query: "a", n: s.NumInputs + s.AAux, split: true},
+		{query: "b_g1", n: s.BInput + s.BAux, split: true},
+		{query: "b_g2", n: s.BInput + s.BAux, split: true, g2: true},
+	}
+	kept := plans[:0]
+	for _, q := range plans {
+		if q.n <= 0 {
+			continue
+		}
+		var err error
+		if q.bytes, err = scratchPlanBytes(q.g2, q.n, q.split); err != nil {
+			return nil, fmt.Errorf("planning the %s MSM's scratch: %w", q.query, err)
+		}
+		kept = append(kept, q)
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].bytes > kept[j].bytes })
+	return kept, nil
+}
+
+// handleOf is the query's MSM handle.
+func (p *Prover) handleOf(query string) *handle {
+	switch query {
+	case "h":
+		return &p.h.handle
+	case "l":
+		return &p.l.handle
+	case "a":
+		return &p.a.handle
+	case "b_g1":
+		return &p.bg1.handle
+	}
+	return &p.bg2.handle
+}
+
+// reserveScratch makes the five queries share the H query's scratch and reserves it,
+// largest plan first (with as many windows per pass as the device has room for; the
+// smaller plans then fit within it).
+func (p *Prover) reserveScratch(plans []scratchPlan) error {
+	owner := &p.h.handle
+	for _, q := range []*handle{&p.l.handle, &p.a.handle, &p.bg1.handle, &p.bg2.handle} {
+		if err := q.shareScratch(owner); err != nil {
+			return fmt.Errorf("sharing the MSM scratch on device %d: %w", p.device, err)
+		}
+	}
+	for _, q := range plans {
+		got, err := p.handleOf(q.query).reserveScratch(q.n, q.split)
+		if err != nil {
+			return fmt.Errorf("reserving the MSM scratch for the %s query (%d scalars, %.1f GiB unlimited) on device %d: %w",
+				q.query, q.n, float64(q.bytes)/(1<<30), p.device, err)
+		}
+		p.scratchBytes = got
+	}
+	return nil
+}
+
+// ScratchBytes is the device memory of the MSM scratch the five queries share.
+func (p *Prover) ScratchBytes() uint64 { return p.scratchBytes }
+
+// Footprint is the device memory the prover took at load: DeviceBytes then plus the
+// kernel section's buffers and one witness buffer (a second worker's witness buffer
+// comes later, or waits for the first: 32 bytes per variable).
+func (p *Prover) Footprint() uint64 {
+	s := p.shape
+	bufs := 3*max(s.Domain, 1) + max(s.NumInputs+s.AAux, 1) + max(s.BInput+s.BAux, 1) + s.NumInputs + s.NumAux
+	return p.footprint + uint64(bufs)*fr.Bytes
 }
 
 // uploadCircuit makes the matrices resident; out of device memory leaves SpMV on the host.
@@ -243,7 +410,8 @@ func (p *Prover) findHostResident() {
 func (p *Prover) HostSpMV() bool { return p.dc == nil }
 
 // DeviceBytes is the device memory the key, the circuit, its NTT tables and the MSM
-// scratch hold.
+// scratch hold (the scratch once: the queries share it; the kernel section's and the
+// witness buffers are not counted).
 func (p *Prover) DeviceBytes() (uint64, error) {
 	var total uint64
 	for _, b := range []interface{ DeviceBytes() (uint64, error) }{p.h, p.l, p.a, p.bg1, p.bg2} {
@@ -305,26 +473,43 @@ func isNilCloser(c interface{ Close() error }) bool {
 	return false
 }
 
-// takeWitness returns a device buffer for one witness, a spare one if there is one.
-func (p *Prover) takeWitness() (*FrBuffer, error) {
-	b, ok, closed := p.spare.take()
-	switch {
-	case closed:
-		return nil, errors.New("ffi: the prover is closed")
-	case ok:
-		return b, nil
+// takeWitness returns a device buffer for one witness, a spare one if there is one, else
+// a new one; with no device memory for it while another is out, it waits for that one.
+func (p *Prover) takeWitness(ctx context.Context) (*FrBuffer, error) {
+	for {
+		b, ok, closed := p.spare.take()
+		switch {
+		case closed:
+			return nil, errors.New("ffi: the prover is closed")
+		case ok:
+			p.out.Add(1)
+			return b, nil
+		}
+		b, err := AllocFr(p.device, p.shape.NumInputs+p.shape.NumAux)
+		if err == nil {
+			p.out.Add(1)
+			return b, nil
+		}
+		if !errors.Is(err, ErrOutOfMemory) || p.out.Load() == 0 {
+			return nil, fmt.Errorf("witness buffer on device %d: %w", p.device, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-p.returned:
+		}
 	}
-	b, err := AllocFr(p.device, p.shape.NumInputs+p.shape.NumAux)
-	if err != nil {
-		return nil, fmt.Errorf("witness buffer on device %d: %w", p.device, err)
-	}
-	return b, nil
 }
 
 // giveWitness returns a witness buffer for reuse (or frees it).
 func (p *Prover) giveWitness(b *FrBuffer) {
 	if !p.spare.put(b) {
 		b.Free()
+	}
+	p.out.Add(-1)
+	select {
+	case p.returned <- struct{}{}:
+	default:
 	}
 }
 
@@ -423,7 +608,7 @@ func (p *Prover) prepare(ctx context.Context, w *groth16.Assignment, r, s fr.Ele
 		}
 	}
 	t0 := time.Now()
-	buf, err := p.takeWitness()
+	buf, err := p.takeWitness(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -122,6 +122,29 @@ func TestBackend2KiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One scratch for the five queries, reserved at load: the H handle owns it, the
+	// others report their points only, and proofs do not grow it.
+	hpH, err := hp.h.DeviceBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpH, _ := gp.h.DeviceBytes()
+	if hp.ScratchBytes() == 0 || gpH != hpH || gp.ScratchBytes() != hp.ScratchBytes() {
+		t.Errorf("scratch: reserved %d (after 5 proofs %d), H handle %d at load, %d after 5 proofs", hp.ScratchBytes(),
+			gp.ScratchBytes(), hpH, gpH)
+	}
+	fresh, err := UploadG1On(0, pr.PK.L) // no call yet: its points only
+	if err != nil {
+		t.Fatal(err)
+	}
+	pointsOnly, _ := fresh.DeviceBytes()
+	fresh.Close()
+	if lb, _ := gp.l.DeviceBytes(); lb != pointsOnly {
+		t.Errorf("the L handle holds %d bytes after 5 proofs, its points %d: a scratch of its own", lb, pointsOnly)
+	}
+	if fp, db := hp.Footprint(), hpH; fp <= db {
+		t.Errorf("Footprint %d not above the H handle's %d", fp, db)
+	}
 	hp.dc.Close()
 	hp.dc = nil
 	hostProof, hst, err := hp.ProveTimed(ctx, w, r, s)

@@ -87,6 +87,43 @@ func (b *handle) trim() error {
 	return b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_trim(h)) })
 }
 
+// shareScratch makes b plan its calls in src's scratch (one device): handles sharing
+// a scratch hold the largest plan once and run one at a time.
+func (b *handle) shareScratch(src *handle) error {
+	return b.use(func(dst *C.filc2_msm_bases) error {
+		return src.use(func(s *C.filc2_msm_bases) error { return check(C.filc2_msm_share_scratch(dst, s)) })
+	})
+}
+
+// reserveScratch sizes b's scratch for a call over n scalars (split: msm_split with any
+// mix of ones) with as many windows per pass as the free device memory allows, and fixes
+// it: later calls plan within it. It returns the scratch's bytes.
+func (b *handle) reserveScratch(n int, split bool) (uint64, error) {
+	var flags C.int32_t
+	if split {
+		flags = C.FILC2_MSM_RESERVE_SPLIT
+	}
+	var got C.uint64_t
+	err := b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_reserve(h, C.size_t(n), flags, &got)) })
+	return uint64(got), err
+}
+
+// scratchPlanBytes is the scratch a call over n scalars of a group (G2: g2 true) plans
+// with no memory limit.
+func scratchPlanBytes(g2 bool, n int, split bool) (uint64, error) {
+	group := C.int32_t(C.FILC2_MSM_G1)
+	if g2 {
+		group = C.FILC2_MSM_G2
+	}
+	var flags C.int32_t
+	if split {
+		flags = C.FILC2_MSM_RESERVE_SPLIT
+	}
+	var v C.uint64_t
+	err := check(C.filc2_msm_plan_bytes(group, C.size_t(n), flags, &v))
+	return uint64(v), err
+}
+
 func (b *handle) deviceBytes() (uint64, error) {
 	var v C.uint64_t
 	err := b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_info(h, nil, nil, &v)) })

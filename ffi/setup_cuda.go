@@ -22,7 +22,7 @@ import (
 // (ProvingKey downloads the key for that). The key equals groth16.Setup's for the same
 // toxic waste, point for point. opts go to SetupWith (progress, the host's tasks).
 func SetupProver(ctx context.Context, device int, c *r1cs.Circuit, t *groth16.Toxic, opts ...groth16.Option) (*Prover, error) {
-	return loadProver(device, c, func(p *Prover) error {
+	return loadProver(ctx, device, c, func(p *Prover) error {
 		vk, err := groth16.SetupWith(ctx, c, t, &deviceKeyMaker{p: p}, opts...)
 		if err != nil {
 			return err

@@ -12,11 +12,18 @@
 // The caller combines the window sums, Σ_w 2^(c·w)·S_w (W·c ≈ 260 doublings: a few
 // tens of microseconds on the CPU, against ~1 ms for one latency-bound GPU thread).
 //
-// Everything runs on one stream; device memory is one arena, grown on demand and kept
-// (trim() releases it). The engine is not thread-safe: the handle serialises calls.
+// Everything runs on one stream; device memory is a scratch (two arenas), grown on
+// demand and kept (trim() releases it). Several engines may share one scratch (a
+// prover's five queries: it then holds the largest plan once, not each query's); the
+// scratch's mutex serialises their calls. A reserved scratch is fixed: calls plan within
+// it (fewer windows per pass if need be) and its big arena never grows (the counters of
+// a split, 8 bytes per 16 scalars, may).
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 
 #include "accumulate.cuh"
 #include "backend.cuh"
@@ -60,6 +67,15 @@ struct msm_result {
 #endif
 }
 
+// scratch is the device memory engines work in: the big plan and the classification's
+// counters. owner is the engine that made it (the one that reports its bytes).
+struct scratch {
+	dev_arena big, meta;
+	std::mutex mu;
+	bool fixed = false;  // reserved: the big arena never grows
+	const void* owner = nullptr;
+};
+
 [[noreturn]] inline void msm_oom(const char* what) {
 #ifdef FILC2_EMULATE
 	throw std::runtime_error(what);
@@ -77,7 +93,8 @@ class engine {
 	static constexpr bool is_g1 = sizeof(F) == 48;
 	static constexpr uint32_t level_chunk = 16;  // L: entries per thread on accumulation levels ≥ 1
 
-	engine(const affine* bases, size_t n, stream_t s) : bases_(bases), n_(n), s_(s) {
+	engine(const affine* bases, size_t n, stream_t s) : bases_(bases), n_(n), s_(s), sc_(std::make_shared<scratch>()) {
+		sc_->owner = this;
 		small_ = static_cast<char*>(dev_alloc(small_bytes));
 	}
 	~engine() { dev_free(small_); }
@@ -85,15 +102,67 @@ class engine {
 	engine& operator=(const engine&) = delete;
 
 	size_t size() const { return n_; }
-	size_t scratch_bytes() const { return big_.capacity() + meta_.capacity(); }
+	// scratch_bytes is the scratch's device memory if this engine owns it, else 0 (a
+	// shared scratch is counted once).
+	size_t scratch_bytes() const {
+		std::lock_guard<std::mutex> lk(sc_->mu);
+		return sc_->owner == this ? sc_->big.capacity() + sc_->meta.capacity() : 0;
+	}
 	void trim() {
-		big_.release();
-		meta_.release();
+		std::lock_guard<std::mutex> lk(sc_->mu);
+		sc_->big.release();
+		sc_->meta.release();
+		sc_->fixed = false;
+	}
+	// shared_scratch and use_scratch let engines share one scratch (on one device).
+	std::shared_ptr<scratch> shared_scratch() const { return sc_; }
+	void use_scratch(std::shared_ptr<scratch> s) {
+		if (s && s != sc_) sc_ = std::move(s);
+	}
+
+	// reserve makes the scratch hold the plan of an MSM over n scalars (split: any mix of
+	// ones and others) with as many windows per pass as device memory allows now, and
+	// fixes it. It returns the scratch's bytes.
+	size_t reserve(size_t n, bool split, const msm_config& cfg) {
+		std::lock_guard<std::mutex> lk(sc_->mu);
+		check_n(n);
+		if (n) {
+			const size_t margin = size_t(256) << 20;
+			const size_t avail = sc_->fixed ? sc_->big.capacity() : device_free_bytes() + sc_->big.capacity();
+			const size_t need = plan_bytes(n, split, cfg, avail > margin ? avail - margin : 0);
+			if (need > sc_->big.capacity()) {
+				if (sc_->fixed) msm_oom("msm: the plan exceeds the reserved scratch");
+				sc_->big.reserve(need);
+			}
+			if (split) reserve_meta_locked(2 * compact_threads(n) + 2 * scan_temp_elems(compact_threads(n)));
+			sc_->fixed = true;
+		}
+		return sc_->big.capacity() + sc_->meta.capacity();
+	}
+
+	// plan_bytes is the big arena an MSM over n scalars needs with as many windows per
+	// pass as fit in budget bytes (split: the larger of all ones and all others).
+	static size_t plan_bytes(size_t n, bool split, const msm_config& cfg, size_t budget) {
+		if (n == 0) return 0;
+		const int c = window_bits(cfg, n);
+		if (!split) return pick_group_in(n, c, cfg, sizeof(fr_t) * n, budget).bytes;
+		carver others;  // all others: the tail and its indices, then the Pippenger plan
+		others.take<pair_t>(0);
+		others.take<fr_t>(n);
+		others.take<uint32_t>(n);
+		const size_t tail = pick_group_in(n, c, cfg, others.used, budget).bytes;
+		carver mixed;  // bounds every mix's head and batch levels: n pairs, n tail entries
+		mixed.take<pair_t>(n);
+		mixed.take<fr_t>(n);
+		mixed.take<uint32_t>(n);
+		carve_batch(mixed, n, cfg);
+		return std::max(tail, mixed.used);
 	}
 
 	// msm: out[w] (host, max_windows entries) = window sums of Σ scalars[i]·bases[i];
 	// scalars: n device Fr elements in Montgomery form.
 	msm_result msm(const fr_t* scalars, size_t n, const msm_config& cfg, jac* out, timer* tm = nullptr) {
+		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(n);
 		msm_result res;
 		if (n == 0) return res;
@@ -116,6 +185,7 @@ class engine {
 
 	// msm_split: the same sum, with the scalars classified first.
 	msm_result msm_split(const fr_t* scalars, size_t n, const msm_config& cfg, jac* out, timer* tm = nullptr) {
+		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(n);
 		msm_result res;
 		if (n == 0) return res;
@@ -174,6 +244,7 @@ class engine {
 	// batch_add_bitmap: out[0] = Σ bases[i] over the set bits i < nbits of words (device).
 	msm_result batch_add_bitmap(const uint64_t* words, size_t nbits, const msm_config& cfg, jac* out,
 	                            timer* tm = nullptr) {
+		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(nbits);
 		if (tm) tm->begin(s_);
 		const size_t nw = ceil_div<size_t>(nbits, 64);
@@ -206,6 +277,7 @@ class engine {
 	// batch_add_indices: out[0] = Σ bases[idx[i]] for i < count (idx on the device, each < size()).
 	msm_result batch_add_indices(const uint32_t* idx, size_t count, const msm_config& cfg, jac* out,
 	                             timer* tm = nullptr) {
+		std::lock_guard<std::mutex> lk(sc_->mu);
 		if (count >= (size_t(1) << 32)) msm_invalid("msm: more than 2^32 - 1 indices");
 		if (tm) tm->begin(s_);
 		carver sizing;
@@ -261,13 +333,17 @@ class engine {
 		return static_cast<uint32_t>(l < 4 ? 4 : l > cap ? cap : l);
 	}
 
+	// reserve_big and reserve_meta: the scratch's arenas (sc_->mu held); a fixed big
+	// arena does not grow.
 	carver reserve_big(size_t bytes) {
-		big_.reserve(bytes);
-		return big_.carve();
+		if (sc_->fixed && bytes > sc_->big.capacity()) msm_oom("msm: the plan exceeds the reserved scratch");
+		sc_->big.reserve(bytes);
+		return sc_->big.carve();
 	}
-	carver reserve_meta(size_t words) {
-		meta_.reserve(words * sizeof(uint32_t) + 4096);
-		return meta_.carve();
+	carver reserve_meta(size_t words) { return reserve_meta_locked(words); }
+	carver reserve_meta_locked(size_t words) {
+		sc_->meta.reserve(words * sizeof(uint32_t) + 4096);
+		return sc_->meta.carve();
 	}
 
 	// ---- accumulation levels (shared by Pippenger and the batch addition) ----------
@@ -387,13 +463,18 @@ class engine {
 	}
 
 	// pick_group: the most windows per pass whose scratch fits the free device memory
-	// (less a margin), after `before` bytes of other scratch.
+	// (less a margin), after `before` bytes of other scratch; a fixed scratch, its arena.
 	group_sizes pick_group(size_t n, int c, const msm_config& cfg, size_t before) const {
+		if (sc_->fixed) return pick_group_in(n, c, cfg, before, sc_->big.capacity());
+		const size_t margin = size_t(256) << 20;
+		const size_t avail = device_free_bytes() + sc_->big.capacity();
+		return pick_group_in(n, c, cfg, before, avail > margin ? avail - margin : 0);
+	}
+
+	// pick_group_in: the most windows per pass whose plan fits in budget bytes.
+	static group_sizes pick_group_in(size_t n, int c, const msm_config& cfg, size_t before, size_t budget) {
 		const int W = windows_for(c);
 		const uint32_t B = 1u << (c - 1);
-		const size_t margin = size_t(256) << 20;
-		const size_t avail = device_free_bytes() + big_.capacity();
-		const size_t budget = avail > margin ? avail - margin : 0;
 		int hi = W;
 		if (cfg.max_group > 0 && cfg.max_group < hi) hi = cfg.max_group;
 		const int kib = cfg.sort_kib ? cfg.sort_kib : default_sort_kib;
@@ -488,8 +569,8 @@ class engine {
 	const affine* bases_;
 	size_t n_;
 	stream_t s_;
+	std::shared_ptr<scratch> sc_;
 	char* small_ = nullptr;
-	dev_arena big_, meta_;
 };
 
 }  // namespace msm

@@ -37,6 +37,10 @@ struct filc2_msm_bases {
 	                               filc2_msm_result* res) = 0;
 	virtual void bench(int32_t op, size_t n, uint64_t seed, const filc2_msm_config* cfg, int32_t reps, float* ms,
 	                   float* phases, void* windows, filc2_msm_result* res) = 0;
+	virtual int32_t device() const = 0;
+	virtual std::shared_ptr<filc2::msm::scratch> shared_scratch() const = 0;
+	virtual void use_scratch(std::shared_ptr<filc2::msm::scratch> s) = 0;
+	virtual size_t reserve(size_t n, bool split) = 0;
 	std::mutex mu;
 };
 
@@ -205,6 +209,18 @@ class bases_impl final : public filc2_msm_bases {
 		use_device(dev_.ordinal);
 		eng_.trim();
 		input_.release();
+	}
+
+	int32_t device() const override { return dev_.ordinal; }
+	std::shared_ptr<scratch> shared_scratch() const override { return eng_.shared_scratch(); }
+	void use_scratch(std::shared_ptr<scratch> s) override {
+		use_device(dev_.ordinal);
+		eng_.use_scratch(std::move(s));
+	}
+	size_t reserve(size_t n, bool split) override {
+		if (n > n_) throw_invalid("msm: reserve for more scalars than bases");
+		use_device(dev_.ordinal);
+		return eng_.reserve(n, split, msm_config{});
 	}
 
 	void download(size_t first, size_t count, void* out) override {

@@ -76,6 +76,46 @@ extern "C" filc2_status filc2_msm_trim(filc2_msm_bases* b) {
 	});
 }
 
+extern "C" filc2_status filc2_msm_share_scratch(filc2_msm_bases* dst, filc2_msm_bases* src) {
+	return guard([&] {
+		checked(dst);
+		checked(src);
+		if (dst == src) return;
+		std::unique_lock<std::mutex> a(dst->mu, std::defer_lock), b(src->mu, std::defer_lock);
+		std::lock(a, b);
+		if (dst->device() != src->device()) throw_invalid("msm: handles on different devices cannot share a scratch");
+		dst->use_scratch(src->shared_scratch());
+	});
+}
+
+extern "C" filc2_status filc2_msm_reserve(filc2_msm_bases* b, size_t n, int32_t flags, uint64_t* scratch_bytes) {
+	return guard([&] {
+		if (flags & ~FILC2_MSM_RESERVE_SPLIT) throw_invalid("msm: unknown reserve flags");
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		const size_t got = b->reserve(n, (flags & FILC2_MSM_RESERVE_SPLIT) != 0);
+		if (scratch_bytes) *scratch_bytes = got;
+	});
+}
+
+extern "C" filc2_status filc2_msm_plan_bytes(int32_t group, size_t n, int32_t flags, uint64_t* bytes) {
+	return guard([&] {
+		if (!bytes) throw_invalid("msm: null output");
+		if (flags & ~FILC2_MSM_RESERVE_SPLIT) throw_invalid("msm: unknown reserve flags");
+		const bool split = (flags & FILC2_MSM_RESERVE_SPLIT) != 0;
+		const size_t unlimited = ~size_t(0);
+		switch (group) {
+		case FILC2_MSM_G1:
+			*bytes = engine<fp_t>::plan_bytes(n, split, msm_config{}, unlimited);
+			break;
+		case FILC2_MSM_G2:
+			*bytes = engine<fp2_t>::plan_bytes(n, split, msm_config{}, unlimited);
+			break;
+		default:
+			throw_invalid("msm: unknown group");
+		}
+	});
+}
+
 extern "C" filc2_status filc2_msm_info(filc2_msm_bases* b, int32_t* group, uint64_t* n, uint64_t* device_bytes) {
 	return guard([&] {
 		std::lock_guard<std::mutex> lock(checked(b)->mu);
