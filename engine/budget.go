@@ -39,6 +39,17 @@ func (b *budget) tryReserveKeeping(n, keep int64) bool {
 	return true
 }
 
+// reserveOver reserves n bytes even where they do not fit (what nothing else
+// could give room for); the scheduler admits nothing until the budget is back
+// under its total.
+func (b *budget) reserveOver(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used += max(n, 0)
+	b.high = max(b.high, b.used)
+	b.reservations++
+}
+
 // release returns n reserved bytes and wakes the scheduler.
 func (b *budget) release(n int64) {
 	b.mu.Lock()

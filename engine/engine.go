@@ -104,7 +104,7 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 	e.ctx, e.cancel = context.WithCancelCause(context.Background())
 	e.budget = newBudget(int64(cfg.Memory.Budget), e.changed)
 	e.res = &residency{backend: backend, budget: e.budget, gpus: cfg.GPU.Devices, minIdle: cfg.Memory.EvictIdle,
-		changed: e.changed, ctx: e.ctx, wg: &e.wg, log: e.log, tl: e.tl, m: e.m, circuits: map[circuitKey]*resident{}}
+		changed: e.changed, ctx: e.ctx, wg: &e.wg, log: e.log, tl: e.tl, m: e.m, circuits: map[circuitKey]*resident{}, claims: map[int]*resident{}}
 	for _, gpu := range cfg.GPU.Devices {
 		l := newGPULock(gpu)
 		l.tl = e.tl
@@ -258,7 +258,7 @@ func (e *Engine) PreloadCircuit(ctx context.Context, spec CircuitSpec) error {
 // awaitProvers waits for rc's provers on every GPU.
 func (e *Engine) awaitProvers(ctx context.Context, rc *resident) error {
 	for _, gpu := range e.cfg.GPU.Devices {
-		if _, err := e.res.acquireProver(ctx, rc, gpu); err != nil {
+		if _, err := e.res.acquireProver(ctx, rc, gpu, nil); err != nil {
 			return err
 		}
 		e.res.releaseProver(rc, gpu)

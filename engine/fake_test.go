@@ -59,6 +59,7 @@ type fakeBackend struct {
 	deviceSlots  int                     // provers a GPU holds at once (0: unlimited); more is ErrDeviceMemory
 	spill        bool                    // over deviceSlots, a load that may use host memory succeeds (host resident)
 	onDevice     map[int]int             // per GPU, provers loaded and not closed
+	keyBytes     int64                   // a circuit's KeyBytes (what a spilled prover may pin)
 }
 
 func newFake() *fakeBackend {
@@ -144,6 +145,13 @@ type fakeCircuit struct {
 
 func (c *fakeCircuit) PartitionBytes() int64 { return c.f.partBytes }
 
+// KeyBytes is what the CUDA backend's circuits say of their key's points.
+func (c *fakeCircuit) KeyBytes() int64 {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	return c.f.keyBytes
+}
+
 func (c *fakeCircuit) Synthesize(ctx context.Context, in Input, k int) (*groth16.Assignment, error) {
 	name := nameOfInput(in)
 	c.f.mu.Lock()
@@ -205,6 +213,26 @@ type fakeProver struct {
 	gpu  int
 	size uint64
 	host bool // loaded over deviceSlots, in "host memory"
+	shut bool // closed (under f.mu): a stage called after is misuse
+}
+
+// checkOpen records a stage run on a closed prover.
+func (p *fakeProver) checkOpen(stage string) {
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
+	if p.shut {
+		p.f.errs = append(p.f.errs, fmt.Sprintf("%s on closed prover %d/%d", stage, p.gpu, p.size))
+	}
+}
+
+// HostBytes is what the CUDA prover says of its spilled queries: half the key.
+func (p *fakeProver) HostBytes() int64 {
+	if !p.host {
+		return 0
+	}
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
+	return p.f.keyBytes / 2
 }
 
 // HostResident is what the CUDA prover says of a key partly in host memory.
@@ -249,6 +277,7 @@ func (p *fakePrepared) take() {
 }
 
 func (p *fakeProver) Prepare(ctx context.Context, w *groth16.Assignment) (Prepared, error) {
+	p.checkOpen("Prepare")
 	defer p.f.call(p.size)()
 	if err := sleep(ctx, p.f.prepDelay); err != nil {
 		return nil, err
@@ -265,6 +294,7 @@ func (p *fakeProver) Prepare(ctx context.Context, w *groth16.Assignment) (Prepar
 }
 
 func (p *fakeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
+	p.checkOpen("RunGPU")
 	defer p.f.call(p.size)()
 	fp := prep.(*fakePrepared)
 	fp.take()
@@ -318,6 +348,7 @@ func (p *fakeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
 }
 
 func (p *fakeProver) Finish(ctx context.Context, raw Raw) (*groth16.Proof, error) {
+	p.checkOpen("Finish")
 	defer p.f.call(p.size)()
 	fp := raw.(fakeRaw)
 	if err := sleep(ctx, p.f.finishDelay); err != nil {
@@ -340,6 +371,7 @@ func (p *fakeProver) Close() error {
 		p.f.errs = append(p.f.errs, fmt.Sprintf("prover %d/%d closed during %d calls", p.gpu, p.size, p.f.active[p.size]))
 	}
 	p.f.closed = append(p.f.closed, fmt.Sprintf("prover %d/%d", p.gpu, p.size))
+	p.shut = true
 	if p.f.onDevice != nil && !p.host {
 		p.f.onDevice[p.gpu]--
 	}

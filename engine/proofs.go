@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"unsafe"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/filc2/filc2/proofs/c2"
@@ -139,6 +141,18 @@ func (c *c2Circuit) Verify(in Input, k int, proof *groth16.Proof) error {
 
 func (c *c2Circuit) Close() error { return c.pr.Close() }
 
+// KeyBytes implements KeyBytes: what the key's points pin in host memory if none fit on a GPU.
+func (c *c2Circuit) KeyBytes() int64 { return keyPointBytes(c.pr.PK) }
+
+// keyPointBytes is the size of pk's five queries' points as the GPU holds them.
+func keyPointBytes(pk *groth16.ProvingKey) int64 {
+	if pk == nil {
+		return 0
+	}
+	g1 := int64(len(pk.H)+len(pk.L)+len(pk.A)+len(pk.BG1)) * int64(unsafe.Sizeof(bls.G1Affine{}))
+	return g1 + int64(len(pk.BG2))*int64(unsafe.Sizeof(bls.G2Affine{}))
+}
+
 // poRepInput is in as the PoRep input a PoRep circuit takes.
 func poRepInput(in Input) (*PoRep, error) {
 	pr, ok := in.(*PoRep)
@@ -158,6 +172,9 @@ type postCircuit struct {
 
 // PartitionBytes implements Circuit: a witness and the GPU backend's working memory.
 func (c *postCircuit) PartitionBytes() int64 { return c.partBytes }
+
+// KeyBytes implements KeyBytes.
+func (c *postCircuit) KeyBytes() int64 { return keyPointBytes(c.pr.PK) }
 
 // Synthesize implements Circuit with post.Witness.
 func (c *postCircuit) Synthesize(ctx context.Context, in Input, k int) (*groth16.Assignment, error) {

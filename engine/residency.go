@@ -8,8 +8,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/filc2/filc2/internal/placement"
 )
 
 // residentState is where a resident circuit or prover is in its load.
@@ -40,8 +38,9 @@ type resident struct {
 	state     residentState
 	loaded    chan struct{} // closed when the circuit's load ends
 	err       error
-	circuit   Circuit // set once ready, never changed while referenced
-	inFlight  int     // partitions referencing it
+	circuit   Circuit          // set once ready, never changed while referenced
+	inFlight  int              // partitions referencing it
+	byPrio    map[Priority]int // of inFlight, by their job's priority
 	lastUsed  time.Time
 	loadStart time.Time
 	loadTime  time.Duration
@@ -58,6 +57,12 @@ type residentProver struct {
 	prover   PartitionProver
 	inUse    int
 	loadTime time.Duration
+	// draining: a load of higher priority waits for this prover's room; no
+	// new partition takes it, and it is closed once the last one is done.
+	draining bool
+	// hostBytes is the pinned host memory its key's spilled queries hold,
+	// charged to the budget while it is loaded.
+	hostBytes int64
 }
 
 // residency keeps circuits and their per-GPU provers, keyed by (kind,
@@ -78,6 +83,10 @@ type residency struct {
 	mu       sync.Mutex
 	closed   bool // no more loads or evictions: the engine's wg is being waited for
 	circuits map[circuitKey]*resident
+	// claims holds, per GPU, the circuit whose prover load drains a prover of
+	// lower priority there: loads of no higher priority wait until it ends,
+	// so that the room drained is not taken by another.
+	claims map[int]*resident
 }
 
 // close refuses loads and evictions from now on.
@@ -114,7 +123,7 @@ func (r *residency) startLoad(spec CircuitSpec, bytes, keep int64) bool {
 		return false
 	}
 	rc := &resident{key: spec.key(), spec: spec, bytes: bytes, loaded: make(chan struct{}),
-		loadStart: time.Now(), provers: map[int]*residentProver{}}
+		loadStart: time.Now(), provers: map[int]*residentProver{}, byPrio: map[Priority]int{}}
 	r.circuits[spec.key()] = rc
 	r.wg.Add(1)
 	go r.loadCircuit(rc)
@@ -143,7 +152,7 @@ func (r *residency) loadCircuit(rc *resident) {
 		r.m.loadSeconds.Observe(rc.loadTime.Seconds())
 		r.log.Info("circuit loaded", "proof", rc.spec.Name, "time", rc.loadTime)
 		for _, gpu := range r.gpus {
-			r.startProverLocked(rc, gpu)
+			r.startProverLocked(rc, gpu, true)
 		}
 	}
 	close(rc.loaded)
@@ -153,7 +162,10 @@ func (r *residency) loadCircuit(rc *resident) {
 }
 
 // startProverLocked starts loading rc's prover on gpu (r.mu held, rc ready).
-func (r *residency) startProverLocked(rc *resident, gpu int) *residentProver {
+// ahead: loaded as the circuit becomes ready, before any partition needs it;
+// such a load takes only the room of idle provers, and where there is none it
+// leaves the prover to the first partition's load (state evicted).
+func (r *residency) startProverLocked(rc *resident, gpu int, ahead bool) *residentProver {
 	pe := &residentProver{gpu: gpu, loaded: make(chan struct{})}
 	rc.provers[gpu] = pe
 	if r.closed {
@@ -166,26 +178,18 @@ func (r *residency) startProverLocked(rc *resident, gpu int) *residentProver {
 		defer r.wg.Done()
 		t0 := time.Now()
 		r.tl.emit(TimelineEvent{Partition: -1, GPU: gpu, Worker: "loader", Stage: StageLoad, Event: "start", Detail: rc.spec.Name})
-		// The prover entirely on the GPU first; no room: the idle provers of
-		// other circuits there give theirs, least recently used first; none
-		// left: the backend keeps what does not fit in host memory (slower,
-		// Status says so).
-		deviceOnly := placement.WithDeviceOnly(r.ctx)
-		pr, err := r.backend.LoadProver(deviceOnly, gpu, rc.circuit)
-		for errors.Is(err, ErrDeviceMemory) && r.evictProverOn(gpu, rc.key) {
-			pr, err = r.backend.LoadProver(deviceOnly, gpu, rc.circuit)
-		}
-		if errors.Is(err, ErrDeviceMemory) {
-			r.log.Info("loading a prover partly in host memory: its GPU is full of busy provers", "proof", rc.spec.Name, "gpu", gpu)
-			pr, err = r.backend.LoadProver(r.ctx, gpu, rc.circuit)
-		}
+		pr, hostBytes, err := r.loadProverOn(gpu, rc, ahead)
 		r.mu.Lock()
 		pe.loadTime = time.Since(t0)
-		if err != nil {
+		if errors.Is(err, errNotAhead) {
+			pe.state = residentEvicted
+			r.log.Info("prover not loaded ahead: its GPU is busy; the first partition loads it", "proof", rc.spec.Name, "gpu", gpu)
+			err = nil
+		} else if err != nil {
 			pe.state, pe.err = residentFailed, fmt.Errorf("loading the %s prover on GPU %d: %w", rc.spec.Name, gpu, err)
 			r.log.Error("prover load failed", "proof", rc.spec.Name, "gpu", gpu, "err", err)
 		} else {
-			pe.state, pe.prover = residentReady, pr
+			pe.state, pe.prover, pe.hostBytes = residentReady, pr, hostBytes
 		}
 		close(pe.loaded)
 		r.mu.Unlock()
@@ -213,6 +217,9 @@ func (r *residency) residentBytes() int64 {
 		if rc.state != residentFailed {
 			n += rc.bytes
 		}
+		for _, pe := range rc.provers {
+			n += pe.hostBytes
+		}
 	}
 	return n
 }
@@ -231,16 +238,21 @@ func (r *residency) onGPU(gpu int) []string {
 	return out
 }
 
-// use and unuse count the partitions in flight on a ready circuit.
-func (r *residency) use(rc *resident) {
+// use and unuse count the partitions in flight on a ready circuit, by their
+// job's priority.
+func (r *residency) use(rc *resident, prio Priority) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rc.inFlight++
+	rc.byPrio[prio]++
 }
 
-func (r *residency) unuse(rc *resident) {
+func (r *residency) unuse(rc *resident, prio Priority) {
 	r.mu.Lock()
 	rc.inFlight--
+	if rc.byPrio[prio]--; rc.byPrio[prio] <= 0 {
+		delete(rc.byPrio, prio)
+	}
 	rc.lastUsed = time.Now()
 	r.mu.Unlock()
 	r.changed.broadcast()
@@ -248,8 +260,11 @@ func (r *residency) unuse(rc *resident) {
 
 // acquireProver returns rc's prover on gpu, waiting for its load, and counts
 // it in use until releaseProver. A failed load is returned once and then
-// forgotten, so the next partition loads it again.
-func (r *residency) acquireProver(ctx context.Context, rc *resident, gpu int) (PartitionProver, error) {
+// forgotten, so the next partition loads it again. While it waits, yield is
+// asked after every change: true ends the wait with errYield (a partition of
+// higher priority is ready for this worker, and the prover it waits for is
+// waiting for that one's room).
+func (r *residency) acquireProver(ctx context.Context, rc *resident, gpu int, yield func() bool) (PartitionProver, error) {
 	for {
 		r.mu.Lock()
 		if rc.state != residentReady {
@@ -258,27 +273,39 @@ func (r *residency) acquireProver(ctx context.Context, rc *resident, gpu int) (P
 		}
 		pe := rc.provers[gpu]
 		if pe == nil || pe.state == residentEvicted {
-			pe = r.startProverLocked(rc, gpu)
+			pe = r.startProverLocked(rc, gpu, false)
 		}
-		switch pe.state {
-		case residentReady:
+		switch {
+		case pe.state == residentEvicted:
+			continue // a load ahead left it to this one
+		case pe.state == residentReady && !pe.draining:
 			pe.inUse++
 			r.mu.Unlock()
 			return pe.prover, nil
-		case residentFailed:
+		case pe.state == residentFailed:
 			delete(rc.provers, gpu)
 			r.mu.Unlock()
 			return nil, pe.err
 		}
-		loaded := pe.loaded
+		// Loading, or draining for a load of higher priority (wait for the
+		// eviction, then load again, or for the drain to be called off).
+		loaded, wake := pe.loaded, r.changed.wait()
 		r.mu.Unlock()
+		if yield != nil && yield() {
+			return nil, errYield
+		}
 		select {
 		case <-loaded:
+		case <-wake:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
 }
+
+// errYield is acquireProver's answer when its worker should take the ready
+// partition of higher priority instead (the caller puts its own back).
+var errYield = errors.New("engine: a partition of higher priority goes first")
 
 func (r *residency) releaseProver(rc *resident, gpu int) {
 	r.mu.Lock()
@@ -345,53 +372,42 @@ func (r *residency) evictIdle(keep circuitKey) (bool, time.Time) {
 	return true, time.Time{}
 }
 
-// evictProverOn closes the least recently used idle prover on gpu of a
-// circuit other than keep (no partition of that circuit in flight, the
-// prover not in use) to free the GPU's memory for keep's prover, and reports
-// whether there was one. The circuit stays resident: its next partition
-// loads its prover there again. The GPU's device memory is the only thing
-// that decides: memory.evict_idle governs host memory, and a prover that
-// cannot load fails its job.
-func (r *residency) evictProverOn(gpu int, keep circuitKey) bool {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return false
-	}
-	var victim *resident
-	for _, rc := range r.circuits {
-		pe := rc.provers[gpu]
-		if rc.key == keep || rc.state != residentReady || rc.inFlight > 0 || pe == nil ||
-			pe.state != residentReady || pe.inUse > 0 {
-			continue
-		}
-		if victim == nil || rc.lastUsed.Before(victim.lastUsed) {
-			victim = rc
-		}
-	}
-	if victim == nil {
-		r.mu.Unlock()
-		return false
-	}
-	pe := victim.provers[gpu]
-	pr := pe.prover
-	pe.state, pe.prover, pe.err = residentEvicted, nil, nil
-	r.mu.Unlock()
-	r.log.Info("evicting an idle prover for a GPU's memory", "proof", victim.spec.Name, "gpu", gpu, "for", keep.String())
-	r.m.circuitLoads.WithLabelValues("prover_evicted").Inc()
-	if err := pr.Close(); err != nil {
-		r.log.Warn("closing prover", "proof", victim.spec.Name, "gpu", gpu, "err", err)
-	}
-	return true
+// evictProverLocked marks rc's prover on gpu evicted (r.mu held) and returns
+// what the caller closes outside the lock: the prover, and the host bytes it
+// held of the budget. The circuit stays resident: its next partition loads its
+// prover there again.
+func (r *residency) evictProverLocked(rc *resident, gpu int) (PartitionProver, int64) {
+	pe := rc.provers[gpu]
+	pr, host := pe.prover, pe.hostBytes
+	pe.state, pe.prover, pe.err, pe.draining, pe.hostBytes = residentEvicted, nil, nil, false, 0
+	return pr, host
 }
 
-// closeResident closes a circuit's provers, then the circuit.
+// closeEvicted closes a prover evictProverLocked took and returns its host bytes.
+func (r *residency) closeEvicted(rc *resident, gpu int, pr PartitionProver, host int64) {
+	if pr != nil {
+		if err := pr.Close(); err != nil {
+			r.log.Warn("closing prover", "proof", rc.spec.Name, "gpu", gpu, "err", err)
+		}
+	}
+	if host > 0 {
+		r.budget.release(host)
+	}
+	r.changed.broadcast()
+}
+
+// closeResident closes a circuit's provers, returning the host bytes of their
+// spilled keys, then the circuit.
 func (r *residency) closeResident(rc *resident) {
 	for gpu, pe := range rc.provers {
 		if pe.prover != nil {
 			if err := pe.prover.Close(); err != nil {
 				r.log.Warn("closing prover", "proof", rc.spec.Name, "gpu", gpu, "err", err)
 			}
+		}
+		if pe.hostBytes > 0 {
+			r.budget.release(pe.hostBytes)
+			pe.hostBytes = 0
 		}
 	}
 	if rc.circuit != nil {
@@ -447,6 +463,12 @@ type ProverStatus struct {
 	// DeviceBytes is the GPU memory the prover took at load (its key, matrices,
 	// NTT tables, MSM scratch and work buffers), where the backend says.
 	DeviceBytes int64 `json:"device_bytes,omitempty"`
+	// HostBytes is the pinned host memory of its spilled queries, charged to
+	// the memory budget (and counted in Memory.Resident).
+	HostBytes int64 `json:"host_bytes,omitempty"`
+	// Draining: a prover of higher priority waits for its room on this GPU;
+	// it takes no new partition and is evicted once its last one is done.
+	Draining bool `json:"draining,omitempty"`
 }
 
 func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
@@ -465,7 +487,9 @@ func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
 			residentBytes += rc.bytes
 		}
 		for _, pe := range rc.provers {
-			ps := ProverStatus{GPU: pe.gpu, State: pe.state.String(), Error: errString(pe.err), InUse: pe.inUse, LoadTime: pe.loadTime}
+			ps := ProverStatus{GPU: pe.gpu, State: pe.state.String(), Error: errString(pe.err), InUse: pe.inUse, LoadTime: pe.loadTime,
+				HostBytes: pe.hostBytes, Draining: pe.draining}
+			residentBytes += pe.hostBytes
 			if pe.prover != nil {
 				if hr, ok := pe.prover.(interface{ HostResident() []string }); ok {
 					ps.HostResident = hr.HostResident()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -146,7 +145,9 @@ func TestProverEvictedForDeviceMemory(t *testing.T) {
 		t.Fatalf("prover loads %v, circuit loads %v: want the 32GiB prover loaded twice, its circuit once", f.proverLoads, f.circuitLoads)
 	}
 
-	// The 32GiB prover busy in a long GPU section: the 2KiB one cannot take its room.
+	// The 32GiB prover busy in a long GPU section, a 2KiB job of the same
+	// priority and no host memory for keys: the 2KiB prover waits for the
+	// 32GiB one to go idle and takes its room.
 	started := make(chan struct{}, 1)
 	f.mu.Lock()
 	f.gpuDelay = 100 * time.Millisecond
@@ -161,17 +162,24 @@ func TestProverEvictedForDeviceMemory(t *testing.T) {
 	f.mu.Unlock()
 	submit(t, e, "big3", proof32G, PriorityNormal)
 	<-started
-	_, err := await(t, e, submit(t, e, "small2", proof2K, PriorityNormal))
-	if !errors.Is(err, ErrDeviceMemory) || !strings.Contains(err.Error(), "32GiB") {
-		t.Fatalf("2KiB job beside a busy 32GiB prover: %v, want ErrDeviceMemory naming the 32GiB circuit", err)
+	small2, err := await(t, e, submit(t, e, "small2", proof2K, PriorityNormal))
+	if err != nil {
+		t.Fatalf("2KiB job beside a busy 32GiB prover of its priority: %v, want it to wait for the room", err)
 	}
-	if _, err := await(t, e, "big3"); err != nil {
+	big3, err := await(t, e, "big3")
+	if err != nil {
 		t.Fatal(err)
 	}
+	if !big3.Finished.Before(small2.Partitions[0].Completed) {
+		t.Fatalf("big3 finished %v, small2's partition %v: the 2KiB job should have waited for the 32GiB one", big3.Finished, small2.Partitions[0].Completed)
+	}
 
-	// A backend that can keep a key in host memory loads it there beside a busy prover.
+	// A backend that can keep a key in host memory loads it there beside a
+	// busy prover of its priority, and the pinned bytes are charged to the
+	// memory budget.
 	f.mu.Lock()
 	f.spill = true
+	f.keyBytes = 40
 	f.mu.Unlock()
 	select { // a signal of big3's
 	case <-started:
@@ -183,16 +191,90 @@ func TestProverEvictedForDeviceMemory(t *testing.T) {
 		t.Fatalf("2KiB job beside a busy 32GiB prover, host memory allowed: %v", err)
 	}
 	var hostResident []string
-	for _, c := range e.Status().Circuits {
+	var hostBytes, circuitBytes int64
+	st := e.Status()
+	for _, c := range st.Circuits {
+		circuitBytes += c.Bytes
 		if c.SectorSize == small && len(c.Provers) == 1 {
-			hostResident = c.Provers[0].HostResident
+			hostResident, hostBytes = c.Provers[0].HostResident, c.Provers[0].HostBytes
 		}
 	}
-	if !slices.Equal(hostResident, []string{"h"}) {
-		t.Fatalf("the 2KiB prover loaded beside a busy one reports host-resident %v, want [h]", hostResident)
+	if !slices.Equal(hostResident, []string{"h"}) || hostBytes != 20 {
+		t.Fatalf("the 2KiB prover loaded beside a busy one reports host-resident %v, %d host bytes; want [h], 20", hostResident, hostBytes)
+	}
+	if st.Memory.Resident != circuitBytes+hostBytes {
+		t.Fatalf("resident %d bytes, want the circuits' %d and the spilled key's %d", st.Memory.Resident, circuitBytes, hostBytes)
 	}
 	if _, err := await(t, e, "big4"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A job of higher priority whose prover does not fit beside a busy prover of
+// lower priority drains it, rather than spilling its key to host memory: the
+// busy prover takes no new partition, is closed once the partitions holding it
+// are done, and the lower job's next partitions load it again after the
+// higher job's are proved.
+func TestProverDrainedForHigherPriority(t *testing.T) {
+	f := newFake()
+	f.deviceSlots = 1
+	f.spill = true // host memory allowed: a higher priority still drains
+	f.keyBytes = 40
+	f.gpuDelay = 40 * time.Millisecond
+	cfg := testConfig(0)
+	cfg.Memory.Budget = ByteSize(3*f.circuitBytes + 6*f.partBytes)
+	e := newTestEngine(t, cfg, f)
+	big := uint64(proof32G.SectorSize)
+	started := make(chan struct{}, 1)
+	f.mu.Lock()
+	f.onKernel = func(job string, k int) {
+		if job == "big" {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+		}
+	}
+	f.mu.Unlock()
+	submit(t, e, "big", proof32G, PriorityNormal)
+	<-started
+	hi, err := await(t, e, submit(t, e, "urgent", proof2K, PriorityHigh))
+	if err != nil {
+		t.Fatalf("high-priority job beside a busy prover of lower priority: %v", err)
+	}
+	for _, c := range e.Status().Circuits {
+		if c.SectorSize == uint64(proof2K.SectorSize) {
+			for _, p := range c.Provers {
+				if len(p.HostResident) != 0 || p.HostBytes != 0 {
+					t.Fatalf("the high-priority prover spilled (%v, %d bytes): it should have drained the busy one", p.HostResident, p.HostBytes)
+				}
+			}
+		}
+	}
+	lo, err := await(t, e, "big")
+	if err != nil {
+		t.Fatalf("the drained job: %v", err)
+	}
+	resumed := 0
+	for _, p := range lo.Partitions {
+		if p.Completed.After(hi.Finished) {
+			resumed++
+		}
+	}
+	if resumed == 0 || !hi.Finished.Before(lo.Finished) {
+		t.Fatalf("urgent finished %v, big %v with %d partitions after: want the urgent job first and big resumed after it", hi.Finished, lo.Finished, resumed)
+	}
+	f.mu.Lock()
+	loads, errs := f.proverLoads[fmt.Sprintf("0/%d", big)], slices.Clone(f.errs)
+	f.mu.Unlock()
+	if loads != 2 || len(errs) != 0 {
+		t.Fatalf("32GiB prover loaded %d times (want 2: drained, then again), fake errors %v", loads, errs)
+	}
+	if v, _ := metricValue(t, e.Registry(), "filc2_engine_circuit_loads_total", map[string]string{"outcome": "prover_drained"}); v != 1 {
+		t.Fatalf("prover_drained %v, want 1", v)
+	}
+	if st := e.Status(); st.Memory.InUse != st.Memory.Resident {
+		t.Fatalf("after both jobs: %d bytes in use, %d resident: a reservation leaked", st.Memory.InUse, st.Memory.Resident)
 	}
 }
 

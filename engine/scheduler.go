@@ -123,7 +123,7 @@ func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 			e.running++
 		}
 		j.inFlight++
-		e.res.use(rc)
+		e.res.use(rc, j.prio)
 		p := &partition{job: j, k: k, bytes: pb, res: rc, in: j.in, heapIndex: -1}
 		p.t = PartitionTiming{Partition: k, GPU: -1, Queue: now.Sub(j.submitted)}
 		e.m.observe(StageQueue, p.t.Queue.Seconds())
@@ -159,7 +159,12 @@ func (e *Engine) pushReady(p *partition) {
 			e.mu.Unlock()
 			return
 		}
-		if e.ready.Len() < e.cfg.Queue.GPUQueueDepth || (e.cfg.Queue.CriticalLane && p.job.prio >= PriorityCritical) {
+		// Past a full queue: a critical partition (its memory is reserved), and
+		// one of higher priority than every partition waiting (it goes next
+		// anyway; were it to wait, workers held by a prover swap that waits
+		// for it would never get it).
+		if e.ready.Len() < e.cfg.Queue.GPUQueueDepth || (e.cfg.Queue.CriticalLane && p.job.prio >= PriorityCritical) ||
+			p.job.prio > e.ready[0].job.prio {
 			p.readyAt = time.Now()
 			heap.Push(&e.ready, p)
 			e.tl.emit(TimelineEvent{Time: p.readyAt, Job: p.job.id, Partition: p.k, GPU: -1, Stage: StageGPUQueue, Event: "start"})
@@ -175,6 +180,30 @@ func (e *Engine) pushReady(p *partition) {
 			return
 		}
 	}
+}
+
+// higherReady reports whether the GPU queue holds a partition of higher
+// priority than prio.
+func (e *Engine) higherReady(prio Priority) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ready.Len() > 0 && e.ready[0].job.prio > prio
+}
+
+// requeue puts back a partition a worker took from the GPU queue and did not
+// start (its prover waits for a partition of higher priority to go first).
+func (e *Engine) requeue(p *partition) {
+	e.mu.Lock()
+	if p.job.state.Final() || e.closed {
+		e.dropLocked(p, "dropped")
+		e.mu.Unlock()
+		return
+	}
+	p.readyAt = time.Now()
+	heap.Push(&e.ready, p)
+	e.tl.emit(TimelineEvent{Time: p.readyAt, Job: p.job.id, Partition: p.k, GPU: -1, Stage: StageGPUQueue, Event: "start"})
+	e.mu.Unlock()
+	e.changed.broadcast()
 }
 
 // nextReady blocks until the GPU queue has a partition and takes the first;
@@ -278,7 +307,7 @@ func (e *Engine) dropLocked(p *partition, outcome string) {
 			rc.Recycle(p.w) // dropped before Prepare: nobody else holds it
 		}
 	}
-	e.res.unuse(p.res)
+	e.res.unuse(p.res, p.job.prio)
 	p.w = nil
 	p.job.inFlight--
 	e.m.partitions.WithLabelValues(outcome).Inc()

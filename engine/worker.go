@@ -78,10 +78,14 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 	e.tl.emit(TimelineEvent{Job: j.id, Partition: p.k, GPU: -1, Stage: StageGPUQueue, Event: "end"})
 
 	var pr PartitionProver
+	yield := func() bool { return e.higherReady(j.prio) }
 	if err := e.stage(w, p, StageLoad, &p.t.Load, func() (err error) {
-		pr, err = e.res.acquireProver(ctx, p.res, w.gpu)
+		pr, err = e.res.acquireProver(ctx, p.res, w.gpu, yield)
 		return err
-	}); err != nil {
+	}); errors.Is(err, errYield) {
+		e.requeue(p)
+		return
+	} else if err != nil {
 		e.failPartition(p, StageLoad, e.deviceMemoryHint(err, p, w.gpu))
 		return
 	}

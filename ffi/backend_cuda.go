@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -94,6 +95,7 @@ type Prover struct {
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
 
 	hostResident []string // queries whose points are in pinned host memory
+	hostBytes    int64    // the pinned host memory those points take
 
 	gpu  sync.Mutex   // the kernel section: one partition at a time uses work
 	work *workBuffers // a, b, c over the domain and the query scalars (under gpu)
@@ -393,15 +395,22 @@ func (p *Prover) Device() int { return p.device }
 // because the device had no room for them (their MSMs read over the bus). Fixed at load.
 func (p *Prover) HostResident() []string { return p.hostResident }
 
+// HostBytes is the pinned host memory the host-resident queries' points take.
+func (p *Prover) HostBytes() int64 { return p.hostBytes }
+
 // findHostResident asks each query's handle where its points went (after the upload,
 // before any MSM can hold the handles).
 func (p *Prover) findHostResident() {
+	g1, g2 := int64(unsafe.Sizeof(bls.G1Affine{})), int64(unsafe.Sizeof(bls.G2Affine{}))
 	for _, q := range []struct {
-		name string
-		b    interface{ HostResident() (bool, error) }
-	}{{"h", p.h}, {"l", p.l}, {"a", p.a}, {"b_g1", p.bg1}, {"b_g2", p.bg2}} {
+		name  string
+		b     interface{ HostResident() (bool, error) }
+		bytes int64
+	}{{"h", p.h, int64(p.h.n) * g1}, {"l", p.l, int64(p.l.n) * g1}, {"a", p.a, int64(p.a.n) * g1},
+		{"b_g1", p.bg1, int64(p.bg1.n) * g1}, {"b_g2", p.bg2, int64(p.bg2.n) * g2}} {
 		if yes, err := q.b.HostResident(); err == nil && yes {
 			p.hostResident = append(p.hostResident, q.name)
+			p.hostBytes += q.bytes
 		}
 	}
 }

@@ -66,6 +66,9 @@ func (*Prover) CopiesWitness() bool { return true }
 // HostResident names the key's queries kept in host memory.
 func (*Prover) HostResident() []string { return nil }
 
+// HostBytes is the pinned host memory those queries take.
+func (*Prover) HostBytes() int64 { return 0 }
+
 // SetupProver runs a Groth16 setup with its multiplications on a device.
 func SetupProver(context.Context, int, *r1cs.Circuit, *groth16.Toxic, ...groth16.Option) (*Prover, error) {
 	return nil, ErrUnavailable
