@@ -88,10 +88,13 @@ func postUnderLoad(ctx context.Context, e *engine.Engine, pl benchPoStPlan, in *
 				return
 			}
 			rep.Latencies = append(rep.Latencies, d)
+			var load, wait, section time.Duration
 			for _, pt := range res.Partitions {
 				lockWaits = append(lockWaits, pt.LockWait)
+				load, wait, section = load+pt.Load, wait+pt.LockWait, section+pt.GPUTime
 			}
-			say("%s under load: proof %d in %v", pl.Proof.Name, i, d.Round(time.Millisecond))
+			say("%s under load: proof %d in %v (prover wait and load %v, lock wait %v, kernel section %v)", pl.Proof.Name, i,
+				d.Round(time.Millisecond), load.Round(time.Millisecond), wait.Round(time.Millisecond), section.Round(time.Millisecond))
 		}
 	}()
 	return func() error {

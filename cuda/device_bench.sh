@@ -26,7 +26,7 @@
 #               bench c2 --sparse --setup-key at 32GiB (6 PoRep jobs, 2 in flight) with a WinningPoSt 32GiB
 #               on the same engine: 10 alone, then one a second under the PoRep load (latency, p99)
 #   mixed-window
-#               the same with a full 32GiB WindowPoSt partition every 30 s under 4 PoRep jobs (each swaps the provers)
+#               the same with a full 32GiB WindowPoSt partition every 60 s under 4 PoRep jobs (each swaps the provers)
 #   big-cpu     TestBigPartitionCPUEqualsGPU at 32GiB: one partition on the GPU and on the 16 cores with
 #               the same key and r, s, the bytes compared
 #
@@ -125,7 +125,7 @@ for s in "$@"; do
 	mixed-winning | mixed-window)
 		step "bench c2 32GiB PoRep with PoSt on the same engine ($s)"
 		args=(--jobs 6 --concurrency 2 --post-proof StackedDrgWinning32GiBV1 --post-every 1s --post-alone 10)
-		[ "$s" = mixed-window ] && args=(--jobs 4 --concurrency 2 --post-proof StackedDrgWindow32GiBV1_1 --post-every 30s --post-alone 2)
+		[ "$s" = mixed-window ] && args=(--jobs 4 --concurrency 2 --post-proof StackedDrgWindow32GiBV1_1 --post-every 60s --post-alone 2)
 		mkdir -p $pce
 		timeout 570 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --sparse --setup-key --backend cuda --params $pce "${args[@]}" \
 			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
