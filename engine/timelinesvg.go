@@ -245,7 +245,8 @@ func WriteTimelineSVG(w io.Writer, events []TimelineEvent, opts TimelineSVGOptio
 	// Time axis and grid.
 	step := svgTickStep(span)
 	p(`<g class="axis">` + "\n")
-	for t := time.Duration(0); t <= span; t += step {
+	for i := range span/step + 1 { // at most 13 ticks; i·step ≤ span never overflows
+		t := i * step
 		xx := x(from.Add(t))
 		p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e4e4e4"/>`+"\n", xx, rowsTop-4, xx, rowsTop+len(order)*rowH)
 		p(`<text x="%.1f" y="%d" text-anchor="middle" fill="#555555">%s</text>`+"\n", xx, rowsTop-8, svgDuration(t))
@@ -345,15 +346,17 @@ func svgTooltip(row string, b svgBar, jobNo map[JobID]int, from time.Time) strin
 	return s.String()
 }
 
-// svgTickStep is a 1-2-5 step giving at most 12 ticks over span.
+// svgTickStep is a 1-2-5 step giving at most 12 ticks over span (past the
+// 1-2-5 steps that fit a Duration, a twelfth of span).
 func svgTickStep(span time.Duration) time.Duration {
-	for step := time.Millisecond; ; step *= 10 {
+	for step := time.Millisecond; step <= math.MaxInt64/50; step *= 10 {
 		for _, m := range []time.Duration{1, 2, 5} {
 			if span/(m*step) <= 12 {
 				return m * step
 			}
 		}
 	}
+	return span/12 + 1
 }
 
 // svgDuration writes a time offset compactly: 850ms, 12s, 1m30s.
@@ -426,6 +429,7 @@ func (e *Engine) TimelineSVG(w io.Writer, since time.Duration) error {
 	now := time.Now()
 	opts := TimelineSVGOptions{To: now, GPUs: e.cfg.GPU.Devices,
 		Title: fmt.Sprintf("filc2 engine timeline (%s)", e.backend.Name())}
+	since = min(since, now.Sub(e.start)) // nothing is older than the engine
 	if since > 0 {
 		opts.From = now.Add(-since)
 		opts.Title = fmt.Sprintf("filc2 engine timeline (%s), last %s", e.backend.Name(), since)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"math"
 	"encoding/xml"
 	"fmt"
 	"strings"
@@ -217,4 +218,37 @@ func TestWriteTimelineSVGEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	parseSVG(t, buf.Bytes())
+}
+
+// A caller-given window of any size draws a bounded picture: the ticks of a
+// span near the largest Duration do not overflow (the outside probe's hang).
+func TestTimelineSVGHugeWindow(t *testing.T) {
+	for _, span := range []time.Duration{0, 1, time.Second, 90 * time.Minute, math.MaxInt64 / 3, math.MaxInt64} {
+		step := svgTickStep(span)
+		if step <= 0 || span/step > 12 {
+			t.Fatalf("svgTickStep(%d) = %d: %d ticks", span, step, span/step+1)
+		}
+	}
+	e := newTestEngine(t, testConfig(0), newFake())
+	if _, err := await(t, e, submit(t, e, "j", proof2K, PriorityNormal)); err != nil {
+		t.Fatal(err)
+	}
+	for _, since := range []time.Duration{math.MaxInt64, math.MaxInt64 - 1, 1 << 62} {
+		var buf bytes.Buffer
+		if err := e.TimelineSVG(&buf, since); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(buf.String(), `stroke="#e4e4e4"`); n > 13 || buf.Len() > 1<<20 {
+			t.Fatalf("window %d: %d ticks, %d bytes", since, n, buf.Len())
+		}
+		parseSVG(t, buf.Bytes())
+	}
+	to := time.Now()
+	var buf bytes.Buffer
+	if err := WriteTimelineSVG(&buf, e.tl.events(), TimelineSVGOptions{From: to.Add(-math.MaxInt64), To: to}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `stroke="#e4e4e4"`); n > 13 {
+		t.Fatalf("a span of the largest Duration: %d ticks", n)
+	}
 }

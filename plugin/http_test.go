@@ -335,3 +335,21 @@ func TestHandlerConcurrent(t *testing.T) {
 		t.Fatalf("totals %+v", st.Totals)
 	}
 }
+
+// Timeline refuses a window outside [0, a week] before drawing anything (a
+// read-permission caller once hung the plugin with a window near 2^63 ns).
+func TestTimelineWindowBounded(t *testing.T) {
+	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 1,
+		Timeline: func(ctx context.Context, window time.Duration) (string, error) { return "<svg/>", nil }})
+	t.Cleanup(func() { svc.Close() })
+	srv := plugin.NewServer(svc, "test")
+	for _, w := range []time.Duration{-1, plugin.MaxTimelineWindow + 1, 1<<63 - 1} {
+		var bad *plugin.BadInputError
+		if _, err := srv.Timeline(context.Background(), w); !errors.As(err, &bad) || bad.Field != "window" {
+			t.Fatalf("window %d: %v, want a BadInputError on window", w, err)
+		}
+	}
+	if svg, err := srv.Timeline(context.Background(), plugin.MaxTimelineWindow); err != nil || svg != "<svg/>" {
+		t.Fatalf("a week: %q, %v", svg, err)
+	}
+}

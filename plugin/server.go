@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync/atomic"
 	"time"
@@ -87,8 +88,18 @@ func (s *Server) Version(ctx context.Context) (VersionInfo, error) {
 	return VersionInfo{Version: s.version, APIVersion: ProverAPIVersion}, nil
 }
 
+// MaxTimelineWindow is the longest window Timeline draws (a week, as
+// /debug/timeline.svg's minutes=); 0 asks for the default.
+const MaxTimelineWindow = 7 * 24 * time.Hour
+
 // Timeline implements Prover: the service's drawing when it has one.
 func (s *Server) Timeline(ctx context.Context, window time.Duration) (string, error) {
+	if window < 0 || window > MaxTimelineWindow {
+		return "", &BadInputError{Field: "window", Msg: fmt.Sprintf("%d ns: want 0 (the default) up to %v", int64(window), MaxTimelineWindow)}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	ts, ok := s.svc.(TimelineService)
 	if !ok {
 		return "", &UnavailableError{Msg: "no timeline: this prover has no engine"}
