@@ -2,9 +2,9 @@ package engine
 
 import (
 	"bytes"
-	"math"
 	"encoding/xml"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
