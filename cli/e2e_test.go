@@ -59,6 +59,28 @@ func TestCLIEndToEnd2KiB(t *testing.T) {
 	if _, err := os.Stat(proof + ".x"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("a failed prove left an output file")
 	}
+	// An --out that cannot be written fails before the parameters are even
+	// looked at; a directory is not replaced.
+	for _, bad := range []string{filepath.Join(dir, "no", "such", "x"), dir} {
+		if _, err := run(t, "prove", "--c1", c1a, "--out", bad, "--params-dir", filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "--out") {
+			t.Fatalf("--out %s: %v, want an --out error before proving", bad, err)
+		}
+	}
+	// --out - writes the proof to stdout.
+	hexOut, err := run(t, "prove", "--c1", c1a, "--out", "-", "--hex", "--params-dir", params, "--backend", "cpu")
+	if err != nil {
+		t.Fatalf("prove --out -: %v\n%s", err, hexOut)
+	}
+	var hexProof string
+	for _, line := range strings.Split(hexOut, "\n") {
+		if len(line) == 2*192 && strings.Trim(line, "0123456789abcdef") == "" {
+			hexProof = line
+		}
+	}
+	stdoutProof := filepath.Join(dir, "stdout.proof")
+	if err := os.WriteFile(stdoutProof, []byte(hexProof+"\n"), 0o644); hexProof == "" || err != nil {
+		t.Fatalf("prove --out - --hex printed no 192-byte hex proof: %q", hexOut)
+	}
 
 	verdict := func(args ...string) (string, int) {
 		out, err := run(t, args...)
@@ -74,6 +96,9 @@ func TestCLIEndToEnd2KiB(t *testing.T) {
 	}
 	if v, code := verdict("verify", "--c1", c1a, "--proof", proof, "--params-dir", params); v != "verified" || code != 0 {
 		t.Fatalf("verify: %q %d", v, code)
+	}
+	if v, code := verdict("verify", "--c1", c1a, "--proof", stdoutProof, "--params-dir", params); v != "verified" || code != 0 {
+		t.Fatalf("verify the proof written to stdout: %q %d", v, code)
 	}
 	if v, code := verdict("verify", "--c1", c1b, "--proof", proof, "--params-dir", params); !strings.HasPrefix(v, "invalid: ") || code != 1 {
 		t.Fatalf("verify against sector b: %q %d", v, code)

@@ -227,7 +227,7 @@ func provePostCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "randomness", Usage: "PoSt randomness, 64 hex digits"},
 			&ucli.StringSliceFlag{Name: "vanilla", Usage: "a sector's vanilla proof file (repeat, or separate with commas)"},
 			&ucli.IntFlag{Name: "partition", Usage: "Window partition index"},
-			&ucli.StringFlag{Name: "out", Usage: "proof output file", Required: true},
+			&ucli.StringFlag{Name: "out", Usage: "proof output file (- for stdout, the summary then on stderr); checked before proving", Required: true},
 			&ucli.BoolFlag{Name: "hex", Usage: "write the proof as hex instead of raw bytes"},
 			paramsDirFlag(),
 			&ucli.StringFlag{Name: "backend", Usage: "auto, cpu or cuda", Value: "auto"},
@@ -296,6 +296,11 @@ func provePostAction(c *ucli.Context) error {
 	if err != nil {
 		return usageError(err)
 	}
+	dst, err := openProofOut(c, c.String("out"))
+	if err != nil {
+		return err
+	}
+	defer dst.abort()
 	t0 = time.Now()
 	pr, err := post.Load(c.Context, p, post.LoadOptions{ParamsDir: c.String("params-dir"), Backend: be})
 	if err != nil {
@@ -308,13 +313,13 @@ func provePostAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeProof(c.String("out"), proof, c.Bool("hex")); err != nil {
+	if err := dst.write(proof, c.Bool("hex")); err != nil {
 		return err
 	}
 	sum := postSummary{ProofType: p.Name, Backend: pr.Backend(), Sectors: len(vs), Partition: k, Out: c.String("out"),
 		LoadNS: load, Timing: timing, TotalNS: time.Since(start)}
 	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
+		enc := json.NewEncoder(dst.summary())
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/filc2/filc2/ffi"
-	"github.com/filc2/filc2/internal/atomicfile"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
@@ -45,7 +43,7 @@ func proveCommand() *ucli.Command {
 			"refused with --strict-params. With --miner-id and --sector-id the C1's replica_id is checked against them.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "c1", Usage: "C1 output file", Required: true},
-			&ucli.StringFlag{Name: "out", Usage: "proof output file", Required: true},
+			&ucli.StringFlag{Name: "out", Usage: "proof output file (- for stdout, the summary then on stderr); checked before proving", Required: true},
 			&ucli.BoolFlag{Name: "hex", Usage: "write the proof as hex instead of raw bytes"},
 			paramsDirFlag(),
 			&ucli.Uint64Flag{Name: "sector-id", Usage: "sector number, to check the C1's replica_id (default: the wrapper's SectorNum)"},
@@ -172,6 +170,11 @@ func proveAction(c *ucli.Context) error {
 	if err != nil {
 		return usageError(err)
 	}
+	dst, err := openProofOut(c, c.String("out"))
+	if err != nil {
+		return err
+	}
+	defer dst.abort()
 	files := c2.FilesIn(c.String("params-dir"), p)
 	if err := checkParams(c.Context, p, files, c.Bool("strict-params"), log); err != nil {
 		return err
@@ -192,26 +195,18 @@ func proveAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeProof(c.String("out"), proof, c.Bool("hex")); err != nil {
+	if err := dst.write(proof, c.Bool("hex")); err != nil {
 		return err
 	}
 	sum := proveSummary{ProofType: p.Name, Backend: pr.Backend(), Bytes: len(proof), Out: c.String("out"),
 		LoadNS: load, VanillaNS: vanilla, TotalNS: time.Since(start), Partitions: timings}
 	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
+		enc := json.NewEncoder(dst.summary())
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
 	printSummary(c.App.ErrWriter, &sum)
 	return nil
-}
-
-func writeProof(path string, proof []byte, asHex bool) error {
-	b := proof
-	if asHex {
-		b = []byte(hex.EncodeToString(proof) + "\n")
-	}
-	return atomicfile.Write(path, 0o644, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 func printSummary(w io.Writer, s *proveSummary) {

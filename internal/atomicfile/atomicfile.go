@@ -1,6 +1,10 @@
 // Package atomicfile writes files so that the final name only ever holds a
 // complete file: data goes to a temporary file in the same directory, which is
 // synced and renamed over the final name on Commit, and removed on Abort.
+// What is not a regular file is never renamed over: a device, a pipe or a
+// socket (or a symbolic link to one, as /dev/stdout) is written in place, a
+// symbolic link to a regular file has its target replaced, and a directory is
+// refused.
 package atomicfile
 
 import (
@@ -13,16 +17,36 @@ import (
 
 // File is a file being written under a temporary name.
 type File struct {
-	f    *os.File
-	w    *bufio.Writer
-	path string
-	done bool
-	perm os.FileMode
+	f      *os.File
+	w      *bufio.Writer
+	path   string
+	done   bool
+	perm   os.FileMode
+	direct bool // writing an existing non-regular file in place
 }
 
-// Create starts writing path. Nothing appears under path until Commit.
+// Create starts writing path. Nothing appears under path until Commit. It
+// fails at once where path cannot be written (no such directory, no
+// permission, a directory), so that a caller can check its output before long
+// work.
 func Create(path string, perm os.FileMode) (*File, error) {
-	dir, base := filepath.Split(path)
+	target := path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, fmt.Errorf("create %s: %w", path, err)
+		}
+	}
+	switch fi, err := os.Stat(target); {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("create %s: is a directory", path)
+	case err == nil && !fi.Mode().IsRegular():
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("create %s: %w", path, err)
+		}
+		return &File{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path, perm: perm, direct: true}, nil
+	}
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
@@ -30,7 +54,7 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &File{f: f, w: bufio.NewWriterSize(f, 1<<20), path: path, perm: perm}, nil
+	return &File{f: f, w: bufio.NewWriterSize(f, 1<<20), path: target, perm: perm}, nil
 }
 
 // Write writes to the temporary file.
@@ -43,6 +67,15 @@ func (a *File) Commit() error {
 	}
 	a.done = true
 	err := a.w.Flush()
+	if a.direct {
+		if cerr := a.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", a.path, err)
+		}
+		return nil
+	}
 	if err == nil {
 		err = a.f.Chmod(a.perm)
 	}
@@ -69,7 +102,9 @@ func (a *File) Abort() {
 	}
 	a.done = true
 	a.f.Close()
-	os.Remove(a.f.Name())
+	if !a.direct {
+		os.Remove(a.f.Name())
+	}
 }
 
 // Write writes path atomically with the bytes that fill produces.
