@@ -24,6 +24,7 @@ type Config struct {
 	Params    ParamsConfig    `toml:"params"`
 	Queue     QueueConfig     `toml:"queue"`
 	Timeline  TimelineConfig  `toml:"timeline"`
+	Recovery  RecoveryConfig  `toml:"recovery"`
 	Serve     ServeConfig     `toml:"serve"`
 }
 
@@ -69,6 +70,22 @@ type QueueConfig struct {
 	CriticalLane bool `toml:"critical_lane"`
 }
 
+// RecoveryConfig says how the engine recovers from a failed partition and
+// from a GPU that keeps failing.
+type RecoveryConfig struct {
+	// PartitionRetries is how many more attempts a partition gets when a GPU
+	// stage fails or its proof does not verify, on another GPU when there is
+	// one in service; its job fails only when they are spent.
+	PartitionRetries int `toml:"partition_retries"`
+	// QuarantineAfter failures of one GPU within QuarantineWindow take it out
+	// of service (0: never); a lost device is taken out at once.
+	QuarantineAfter  int           `toml:"quarantine_after"`
+	QuarantineWindow time.Duration `toml:"quarantine_window"`
+	// ProbeInterval is how often a quarantined GPU is probed; it returns to
+	// service after a probe that passes.
+	ProbeInterval time.Duration `toml:"probe_interval"`
+}
+
 // TimelineConfig turns on the TIMELINE event log.
 type TimelineConfig struct {
 	Path string `toml:"path"` // JSON lines appended here ("": off)
@@ -88,6 +105,7 @@ func DefaultConfig() Config {
 		Memory:    MemoryConfig{Budget: 0, SafetyMargin: 4 * GiB, EvictIdle: 0, CriticalReserve: 1 * GiB},
 		Params:    ParamsConfig{Dir: paramcache.DefaultDir},
 		Queue:     QueueConfig{MaxQueued: 64, GPUQueueDepth: 0, RetainFinished: 30 * time.Minute, CriticalLane: true},
+		Recovery:  RecoveryConfig{PartitionRetries: 2, QuarantineAfter: 3, QuarantineWindow: 10 * time.Minute, ProbeInterval: 30 * time.Second},
 		Serve:     ServeConfig{Listen: "127.0.0.1:2345"},
 	}
 }
@@ -156,6 +174,14 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("config: queue.gpu_queue_depth = %d: want ≥ 0 (0: one per GPU worker)", c.Queue.GPUQueueDepth)
 	case c.Queue.DefaultTimeout < 0 || c.Queue.RetainFinished < 0:
 		return errors.New("config: queue.default_timeout and queue.retain_finished must be ≥ 0")
+	case c.Recovery.PartitionRetries < 0 || c.Recovery.PartitionRetries > 100:
+		return fmt.Errorf("config: recovery.partition_retries = %d: want 0 … 100", c.Recovery.PartitionRetries)
+	case c.Recovery.QuarantineAfter < 0:
+		return fmt.Errorf("config: recovery.quarantine_after = %d: want ≥ 0 (0: never quarantine)", c.Recovery.QuarantineAfter)
+	case c.Recovery.QuarantineAfter > 0 && c.Recovery.QuarantineWindow <= 0:
+		return errors.New("config: recovery.quarantine_window must be > 0 while quarantine_after is set")
+	case c.Recovery.ProbeInterval <= 0:
+		return errors.New("config: recovery.probe_interval must be > 0")
 	}
 	return nil
 }

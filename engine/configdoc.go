@@ -85,6 +85,17 @@ func WriteExampleConfig(w io.Writer, c Config) error {
 	line("[timeline]")
 	knob("Append a TIMELINE of events here: JSON lines of time, job, partition, GPU, worker, stage\n"+
 		"and start/end, for every stage of every partition (\"\": off).", "path", str(c.Timeline.Path))
+	line("[recovery]")
+	knob("More attempts of a partition whose GPU section, finalisation or prover load fails, or\n"+
+		"whose proof does not verify (a proof that does not verify is never returned). A retry\n"+
+		"goes to another GPU when one is in service and synthesises the witness again when the\n"+
+		"failed attempt consumed it. The job fails, naming every attempt, when they are spent.", "partition_retries", strconv.Itoa(c.Recovery.PartitionRetries))
+	knob("Failures of one GPU within quarantine_window that take it out of service (0: never):\n"+
+		"it takes no work, its resident provers are dropped, and it is probed every probe_interval\n"+
+		"until a probe passes. A lost device (a sticky CUDA error) is quarantined at once.", "quarantine_after", strconv.Itoa(c.Recovery.QuarantineAfter))
+	knob("The window of quarantine_after.", "quarantine_window", dur(c.Recovery.QuarantineWindow))
+	knob("How often a quarantined GPU is probed (a device reset, where the driver allows, then a\n"+
+		"small allocation and kernel).", "probe_interval", dur(c.Recovery.ProbeInterval))
 	line("[serve]")
 	knob("Address of the Prover API (JSON-RPC) of `filc2 serve`.", "listen", str(c.Serve.Listen))
 	knob("Address of Prometheus /metrics (\"\": served on the API's address).", "metrics_listen", str(c.Serve.MetricsListen))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/filc2/filc2/internal/fault"
 	"github.com/filc2/filc2/proofs/abi"
 )
 
@@ -29,6 +30,8 @@ type Engine struct {
 	res       *residency
 	locks     map[int]*gpuLock
 	changed   *signal // the scheduler's wake-up: submissions, releases, loads, job ends
+	health    *health
+	faults    *fault.Injector // nil: none injected
 	start     time.Time
 
 	ctx    context.Context // ends at Close, with cause ErrClosed
@@ -42,8 +45,9 @@ type Engine struct {
 	finished []*job // final jobs in the order they ended, for forgetting
 	queue    jobQueue
 	ready    readyQueue
-	queued   int // jobs in JobQueued
-	running  int // jobs in JobRunning
+	resynth  []*partition // retries to synthesise again, first in first out
+	queued   int          // jobs in JobQueued
+	running  int          // jobs in JobRunning
 	workers  []*workerState
 	totals   Totals
 }
@@ -55,6 +59,7 @@ type options struct {
 	timeline io.Writer
 	keep     *int
 	log      *slog.Logger
+	faults   *fault.Injector
 }
 
 // WithTimeline writes the TIMELINE event log to w (overriding timeline.path).
@@ -64,6 +69,11 @@ func WithTimeline(w io.Writer) Option { return func(o *options) { o.timeline = w
 // TimelineEvents and TimelineSVG (default DefaultTimelineMemory; 0 keeps
 // none). It is independent of the log WithTimeline and timeline.path write.
 func WithTimelineMemory(n int) Option { return func(o *options) { o.keep = &n } }
+
+// WithFaults injects the faults of in (tests and soak runs only; see
+// internal/fault): failed kernel sections, corrupted proofs, failed device
+// allocations, lost devices. The engine recovers from them as from real ones.
+func WithFaults(in *fault.Injector) Option { return func(o *options) { o.faults = in } }
 
 // WithLogger logs the engine's events to l (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
@@ -105,6 +115,9 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 	e.budget = newBudget(int64(cfg.Memory.Budget), e.changed)
 	e.res = &residency{backend: backend, budget: e.budget, gpus: cfg.GPU.Devices, minIdle: cfg.Memory.EvictIdle,
 		changed: e.changed, ctx: e.ctx, wg: &e.wg, log: e.log, tl: e.tl, m: e.m, circuits: map[circuitKey]*resident{}, claims: map[int]*resident{}}
+	e.faults = o.faults
+	e.health = newHealth(e, o.faults)
+	e.res.inService = e.health.inService
 	for _, gpu := range cfg.GPU.Devices {
 		l := newGPULock(gpu)
 		l.tl = e.tl

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,10 @@ var (
 	// ErrDeviceMemory is what a GPUBackend wraps when a GPU has no room:
 	// the engine then names the circuits resident on that GPU.
 	ErrDeviceMemory = errors.New("engine: out of device memory")
+	// ErrDeviceLost is what a GPUBackend wraps when the device is lost (a
+	// sticky CUDA error: its context is gone): the engine quarantines the
+	// GPU at once and retries the partition elsewhere.
+	ErrDeviceLost = errors.New("engine: GPU device lost")
 )
 
 // DeadlineError is the error of a job that passed its deadline; errors.Is
@@ -40,17 +45,42 @@ func (e *DeadlineError) Error() string {
 func (e *DeadlineError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // PartitionError is the error of a job one of whose partitions failed: which
-// partition, in which stage, and why. The job's other partitions are dropped.
+// partition, in which stage, and why — the last attempt's stage and error,
+// with every attempt in Attempts when it was retried. The job's other
+// partitions are dropped.
 type PartitionError struct {
 	Job       JobID
 	Partition int
 	Stage     Stage
 	Err       error
+	Attempts  []Attempt // every attempt, the last one's Stage and Err above; nil when there was one
 }
 
-// Error names the job, the partition and the stage.
+// Attempt is one failed attempt of a partition: where it ran and why it failed.
+type Attempt struct {
+	GPU   int // −1: synthesis
+	Stage Stage
+	Err   error
+}
+
+// Error names the job, the partition and the stage, and every attempt.
 func (e *PartitionError) Error() string {
-	return fmt.Sprintf("engine: job %s partition %d: %s: %v", e.Job, e.Partition, e.Stage, e.Err)
+	if len(e.Attempts) <= 1 {
+		return fmt.Sprintf("engine: job %s partition %d: %s: %v", e.Job, e.Partition, e.Stage, e.Err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "engine: job %s partition %d failed %d attempts:", e.Job, e.Partition, len(e.Attempts))
+	for i, a := range e.Attempts {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		where := "synthesis"
+		if a.GPU >= 0 {
+			where = fmt.Sprintf("GPU %d", a.GPU)
+		}
+		fmt.Fprintf(&b, " attempt %d (%s, %s): %v", i+1, where, a.Stage, a.Err)
+	}
+	return b.String()
 }
 
 // Unwrap returns the stage's error.

@@ -60,6 +60,37 @@ type fakeBackend struct {
 	spill        bool                    // over deviceSlots, a load that may use host memory succeeds (host resident)
 	onDevice     map[int]int             // per GPU, provers loaded and not closed
 	keyBytes     int64                   // a circuit's KeyBytes (what a spilled prover may pin)
+	gpuFails     map[int]int             // per GPU, RunGPU calls left to fail (−1: all)
+	probeErr     error                   // ProbeDevice fails with it while set
+	probes       []int                   // the GPUs ProbeDevice was asked about
+	activeProver map[string]int          // "gpu/size" → calls into that prover running now
+}
+
+// callProver counts a call into the prover of size on gpu (and into its
+// size) until the returned function runs.
+func (f *fakeBackend) callProver(gpu int, size uint64) func() {
+	key := fmt.Sprintf("%d/%d", gpu, size)
+	f.mu.Lock()
+	f.active[size]++
+	if f.activeProver == nil {
+		f.activeProver = map[string]int{}
+	}
+	f.activeProver[key]++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		f.active[size]--
+		f.activeProver[key]--
+		f.mu.Unlock()
+	}
+}
+
+// ProbeDevice implements DeviceProber: it fails with probeErr while set.
+func (f *fakeBackend) ProbeDevice(_ context.Context, gpu int, _ bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.probes = append(f.probes, gpu)
+	return f.probeErr
 }
 
 func newFake() *fakeBackend {
@@ -278,7 +309,7 @@ func (p *fakePrepared) take() {
 
 func (p *fakeProver) Prepare(ctx context.Context, w *groth16.Assignment) (Prepared, error) {
 	p.checkOpen("Prepare")
-	defer p.f.call(p.size)()
+	defer p.f.callProver(p.gpu, p.size)()
 	if err := sleep(ctx, p.f.prepDelay); err != nil {
 		return nil, err
 	}
@@ -295,7 +326,7 @@ func (p *fakeProver) Prepare(ctx context.Context, w *groth16.Assignment) (Prepar
 
 func (p *fakeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
 	p.checkOpen("RunGPU")
-	defer p.f.call(p.size)()
+	defer p.f.callProver(p.gpu, p.size)()
 	fp := prep.(*fakePrepared)
 	fp.take()
 	r := fp.raw
@@ -341,6 +372,12 @@ func (p *fakeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
 	if err == nil {
 		err = p.f.failing(r.name, r.k, StageGPU)
 	}
+	p.f.mu.Lock()
+	if n := p.f.gpuFails[p.gpu]; err == nil && n != 0 {
+		p.f.gpuFails[p.gpu] = max(n-1, -1)
+		err = fmt.Errorf("fake: GPU %d's kernel section failed", p.gpu)
+	}
+	p.f.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +386,7 @@ func (p *fakeProver) RunGPU(ctx context.Context, prep Prepared) (Raw, error) {
 
 func (p *fakeProver) Finish(ctx context.Context, raw Raw) (*groth16.Proof, error) {
 	p.checkOpen("Finish")
-	defer p.f.call(p.size)()
+	defer p.f.callProver(p.gpu, p.size)()
 	fp := raw.(fakeRaw)
 	if err := sleep(ctx, p.f.finishDelay); err != nil {
 		return nil, err
@@ -367,8 +404,8 @@ func (p *fakeProver) CopiesWitness() bool { return p.f.copies }
 func (p *fakeProver) Close() error {
 	p.f.mu.Lock()
 	defer p.f.mu.Unlock()
-	if p.f.active[p.size] != 0 {
-		p.f.errs = append(p.f.errs, fmt.Sprintf("prover %d/%d closed during %d calls", p.gpu, p.size, p.f.active[p.size]))
+	if n := p.f.activeProver[fmt.Sprintf("%d/%d", p.gpu, p.size)]; n != 0 {
+		p.f.errs = append(p.f.errs, fmt.Sprintf("prover %d/%d closed during %d calls", p.gpu, p.size, n))
 	}
 	p.f.closed = append(p.f.closed, fmt.Sprintf("prover %d/%d", p.gpu, p.size))
 	p.shut = true

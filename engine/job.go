@@ -94,18 +94,19 @@ type Stage string
 
 // The stages, in the order a partition goes through them.
 const (
-	StageQueue     Stage = "queue"      // job submitted → partition dispatched to synthesis
-	StageSynthesis Stage = "synthesis"  // witness synthesis (CPU)
-	StageGPUQueue  Stage = "gpu_queue"  // witness waits for a GPU worker
-	StageLoad      Stage = "load"       // waiting for the circuit's prover on that GPU
-	StagePrepare   Stage = "gpu_pre"    // PartitionProver.Prepare (CPU, outside the lock)
-	StageLockWait  Stage = "lock_wait"  // waiting for the GPU's lock
-	StageGPU       Stage = "gpu_locked" // PartitionProver.RunGPU (inside the lock)
-	StageFinish    Stage = "gpu_post"   // PartitionProver.Finish (CPU, outside the lock)
-	StageVerify    Stage = "verify"     // Circuit.Verify (CPU)
-	StageCircuit   Stage = "circuit"    // loading the job's circuit
-	StageJob       Stage = "job"        // the whole job, submission to result
-	StageGPUHeld   Stage = "gpu_held"   // a GPU's lock held: when its kernels ran (TIMELINE only, from the lock's own clock)
+	StageQueue      Stage = "queue"      // job submitted → partition dispatched to synthesis
+	StageSynthesis  Stage = "synthesis"  // witness synthesis (CPU)
+	StageGPUQueue   Stage = "gpu_queue"  // witness waits for a GPU worker
+	StageLoad       Stage = "load"       // waiting for the circuit's prover on that GPU
+	StagePrepare    Stage = "gpu_pre"    // PartitionProver.Prepare (CPU, outside the lock)
+	StageLockWait   Stage = "lock_wait"  // waiting for the GPU's lock
+	StageGPU        Stage = "gpu_locked" // PartitionProver.RunGPU (inside the lock)
+	StageFinish     Stage = "gpu_post"   // PartitionProver.Finish (CPU, outside the lock)
+	StageVerify     Stage = "verify"     // Circuit.Verify (CPU)
+	StageCircuit    Stage = "circuit"    // loading the job's circuit
+	StageJob        Stage = "job"        // the whole job, submission to result
+	StageGPUHeld    Stage = "gpu_held"   // a GPU's lock held: when its kernels ran (TIMELINE only, from the lock's own clock)
+	StageQuarantine Stage = "quarantine" // a GPU out of service (TIMELINE only)
 )
 
 // PartitionTiming is where one partition's time went.
@@ -135,6 +136,9 @@ type PartitionTiming struct {
 	// Verified is whether the proof passed Circuit.Verify. Outside synthetic
 	// mode it always did: a proof that does not fails its job.
 	Verified bool `json:"verified"`
+	// Retries counts the attempts made again after a failure (the timings
+	// are the last attempt's).
+	Retries int `json:"retries,omitempty"`
 }
 
 // KernelTime is one step of a GPU section.

@@ -10,13 +10,16 @@ import (
 // global state): counters for what happened, histograms for how long each
 // stage took, and gauges read from the engine's own state at scrape time.
 type metrics struct {
-	reg          *prometheus.Registry
-	submitted    prometheus.Counter
-	finished     *prometheus.CounterVec   // by final state
-	partitions   *prometheus.CounterVec   // by outcome: proved, failed, dropped
-	stage        *prometheus.HistogramVec // by stage
-	circuitLoads *prometheus.CounterVec   // by outcome: loaded, failed, evicted, prover_evicted
-	loadSeconds  prometheus.Histogram
+	reg            *prometheus.Registry
+	submitted      prometheus.Counter
+	finished       *prometheus.CounterVec   // by final state
+	partitions     *prometheus.CounterVec   // by outcome: proved, failed, dropped
+	stage          *prometheus.HistogramVec // by stage
+	circuitLoads   *prometheus.CounterVec   // by outcome: loaded, failed, evicted, prover_evicted
+	loadSeconds    prometheus.Histogram
+	retries        *prometheus.CounterVec // partition retries, by cause
+	gpuFailures    *prometheus.CounterVec // by gpu and cause
+	gpuQuarantines *prometheus.CounterVec // by gpu
 }
 
 const metricsNamespace = "filc2_engine"
@@ -39,7 +42,13 @@ func newMetrics() *metrics {
 			Name: "circuit_load_seconds", Help: "Time to load a circuit's host side.",
 			Buckets: prometheus.ExponentialBuckets(0.1, 2, 14)}),
 	}
-	m.reg.MustRegister(m.submitted, m.finished, m.partitions, m.stage, m.circuitLoads, m.loadSeconds)
+	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: metricsNamespace,
+		Name: "partition_retries_total", Help: "Partitions attempted again after a failure, by its cause (section, verify, load, prepare, finish, lost)."}, []string{"cause"})
+	m.gpuFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: metricsNamespace,
+		Name: "gpu_failures_total", Help: "Failures charged to a GPU's health, by GPU and cause."}, []string{"gpu", "cause"})
+	m.gpuQuarantines = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: metricsNamespace,
+		Name: "gpu_quarantines_total", Help: "Times a GPU was taken out of service."}, []string{"gpu"})
+	m.reg.MustRegister(m.submitted, m.finished, m.partitions, m.stage, m.circuitLoads, m.loadSeconds, m.retries, m.gpuFailures, m.gpuQuarantines)
 	return m
 }
 
@@ -71,6 +80,12 @@ func (m *metrics) register(e *Engine) {
 	})
 	for _, gpu := range e.cfg.GPU.Devices {
 		l := e.locks[gpu]
+		gauge("gpu_in_service", "1 while the GPU takes work, 0 while it is quarantined.", prometheus.Labels{"gpu": strconv.Itoa(gpu)}, func() float64 {
+			if e.health.inService(gpu) {
+				return 1
+			}
+			return 0
+		})
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: metricsNamespace,
 			Name: "gpu_busy_seconds_total", Help: "Time a worker spent inside the GPU's locked kernel section.",
 			ConstLabels: prometheus.Labels{"gpu": strconv.Itoa(gpu)}}, func() float64 { return l.status().Busy.Seconds() }))

@@ -33,6 +33,10 @@ type partition struct {
 	readyAt   time.Time // when it entered the GPU queue
 	heapIndex int
 	dropped   bool // its bytes are back in the budget
+	// attempts are its failed attempts so far; avoid is the GPU of the last
+	// (−1: none), which its retry leaves to others while one is in service.
+	attempts []Attempt
+	avoid    int
 }
 
 // partitionBefore reports whether partition a goes before partition b.

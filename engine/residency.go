@@ -79,6 +79,9 @@ type residency struct {
 	log     *slog.Logger
 	tl      *timeline
 	m       *metrics
+	// inService reports whether a GPU takes work (health); provers are not
+	// loaded ahead on a quarantined one.
+	inService func(gpu int) bool
 
 	mu       sync.Mutex
 	closed   bool // no more loads or evictions: the engine's wg is being waited for
@@ -152,7 +155,9 @@ func (r *residency) loadCircuit(rc *resident) {
 		r.m.loadSeconds.Observe(rc.loadTime.Seconds())
 		r.log.Info("circuit loaded", "proof", rc.spec.Name, "time", rc.loadTime)
 		for _, gpu := range r.gpus {
-			r.startProverLocked(rc, gpu, true)
+			if r.inService == nil || r.inService(gpu) {
+				r.startProverLocked(rc, gpu, true)
+			}
 		}
 	}
 	close(rc.loaded)
@@ -381,6 +386,38 @@ func (r *residency) evictProverLocked(rc *resident, gpu int) (PartitionProver, i
 	pr, host := pe.prover, pe.hostBytes
 	pe.state, pe.prover, pe.err, pe.draining, pe.hostBytes = residentEvicted, nil, nil, false, 0
 	return pr, host
+}
+
+// dropGPU evicts every idle prover on gpu (a quarantined GPU) and reports
+// whether one is still loading or in use there. The circuits stay resident.
+func (r *residency) dropGPU(gpu int) (busy bool) {
+	type dropped struct {
+		rc   *resident
+		pr   PartitionProver
+		host int64
+	}
+	var out []dropped
+	r.mu.Lock()
+	for _, rc := range r.circuits {
+		pe := rc.provers[gpu]
+		switch {
+		case pe == nil || pe.state == residentEvicted:
+		case pe.state == residentFailed:
+			delete(rc.provers, gpu)
+		case pe.state == residentLoading || pe.inUse > 0:
+			busy = true
+		default:
+			pr, host := r.evictProverLocked(rc, gpu)
+			out = append(out, dropped{rc, pr, host})
+		}
+	}
+	r.mu.Unlock()
+	for _, d := range out {
+		r.log.Info("dropping a prover of a quarantined GPU", "proof", d.rc.spec.Name, "gpu", gpu)
+		r.m.circuitLoads.WithLabelValues("prover_quarantined").Inc()
+		r.closeEvicted(d.rc, gpu, d.pr, d.host)
+	}
+	return busy
 }
 
 // closeEvicted closes a prover evictProverLocked took and returns its host bytes.

@@ -61,6 +61,9 @@ func (e *Engine) sleep(ch <-chan struct{}, wake time.Time) error {
 // partition is never starved by small ones. Only critical jobs may take the
 // budget's critical reserve; with critical set only they are taken at all.
 func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
+	if p := e.takeResynthLocked(critical); p != nil {
+		return p, time.Time{}
+	}
 	for e.queue.Len() > 0 {
 		j := e.queue[0]
 		if j.state.Final() {
@@ -124,7 +127,7 @@ func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 		}
 		j.inFlight++
 		e.res.use(rc, j.prio)
-		p := &partition{job: j, k: k, bytes: pb, res: rc, in: j.in, heapIndex: -1}
+		p := &partition{job: j, k: k, bytes: pb, res: rc, in: j.in, heapIndex: -1, avoid: -1}
 		p.t = PartitionTiming{Partition: k, GPU: -1, Queue: now.Sub(j.submitted)}
 		e.m.observe(StageQueue, p.t.Queue.Seconds())
 		e.tl.emit(TimelineEvent{Time: j.submitted, Job: j.id, Partition: k, GPU: -1, Stage: StageQueue, Event: "start"})
@@ -132,6 +135,33 @@ func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 		return p, time.Time{}
 	}
 	return nil, time.Time{}
+}
+
+// takeResynthLocked takes the first partition to synthesise again (a retry
+// whose witness the failed attempt consumed): it holds its bytes and its
+// circuit already, so it goes before any new partition.
+func (e *Engine) takeResynthLocked(critical bool) *partition {
+	for i, p := range e.resynth {
+		if critical && p.job.prio < PriorityCritical {
+			continue
+		}
+		e.resynth = append(e.resynth[:i], e.resynth[i+1:]...)
+		return p
+	}
+	return nil
+}
+
+// resynthesize puts p back for synthesis (see takeResynthLocked).
+func (e *Engine) resynthesize(p *partition) {
+	e.mu.Lock()
+	if p.job.state.Final() || e.closed {
+		e.dropLocked(p, "dropped")
+		e.mu.Unlock()
+		return
+	}
+	e.resynth = append(e.resynth, p)
+	e.mu.Unlock()
+	e.changed.broadcast()
 }
 
 // makeRoomLocked is called when need bytes do not fit. If they would fit once
@@ -206,9 +236,11 @@ func (e *Engine) requeue(p *partition) {
 	e.changed.broadcast()
 }
 
-// nextReady blocks until the GPU queue has a partition and takes the first;
-// a critical lane's worker takes only critical jobs' partitions.
-func (e *Engine) nextReady(critical bool) (*partition, error) {
+// nextReady blocks until the GPU queue has a partition for gpu and takes
+// the first; a critical lane's worker takes only critical jobs' partitions,
+// a quarantined GPU's none, and a retry is left to the other GPUs while one
+// of them is in service.
+func (e *Engine) nextReady(critical bool, gpu int) (*partition, error) {
 	for {
 		ch := e.changed.wait()
 		e.mu.Lock()
@@ -216,15 +248,7 @@ func (e *Engine) nextReady(critical bool) (*partition, error) {
 			e.mu.Unlock()
 			return nil, ErrClosed
 		}
-		for e.ready.Len() > 0 {
-			if critical && e.ready[0].job.prio < PriorityCritical {
-				break
-			}
-			p := heap.Pop(&e.ready).(*partition)
-			if p.job.state.Final() {
-				e.dropLocked(p, "dropped")
-				continue
-			}
+		if p := e.takeReadyLocked(critical, gpu); p != nil {
 			e.mu.Unlock()
 			e.changed.broadcast() // room in the GPU queue
 			return p, nil
@@ -234,6 +258,35 @@ func (e *Engine) nextReady(critical bool) (*partition, error) {
 			return nil, err
 		}
 	}
+}
+
+// takeReadyLocked pops the first partition of the GPU queue that gpu's
+// worker may take (see nextReady), dropping those whose job ended.
+func (e *Engine) takeReadyLocked(critical bool, gpu int) *partition {
+	if !e.health.inService(gpu) {
+		return nil
+	}
+	var skipped []*partition
+	defer func() {
+		for _, q := range skipped {
+			heap.Push(&e.ready, q)
+		}
+	}()
+	for e.ready.Len() > 0 {
+		if critical && e.ready[0].job.prio < PriorityCritical {
+			return nil
+		}
+		p := heap.Pop(&e.ready).(*partition)
+		switch {
+		case p.job.state.Final():
+			e.dropLocked(p, "dropped")
+		case p.avoid == gpu && e.health.othersInService(gpu):
+			skipped = append(skipped, p)
+		default:
+			return p
+		}
+	}
+	return nil
 }
 
 // completePartition records a proof; the last one finishes the job. The
@@ -288,7 +341,11 @@ func (e *Engine) failPartition(p *partition, s Stage, err error) {
 		} else {
 			outcome = "failed"
 			e.totals.PartitionsFailed++
-			e.finishLocked(j, JobFailed, &PartitionError{Job: j.id, Partition: p.k, Stage: s, Err: err})
+			pe := &PartitionError{Job: j.id, Partition: p.k, Stage: s, Err: err}
+			if len(p.attempts) > 1 {
+				pe.Attempts = p.attempts
+			}
+			e.finishLocked(j, JobFailed, pe)
 		}
 	}
 	e.dropLocked(p, outcome)
@@ -347,6 +404,15 @@ func (e *Engine) finishLocked(j *job, state JobState, err error) {
 	for _, p := range e.ready.removeJob(j) {
 		e.dropLocked(p, "dropped")
 	}
+	keep := e.resynth[:0]
+	for _, p := range e.resynth {
+		if p.job == j {
+			e.dropLocked(p, "dropped")
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	e.resynth = keep
 	j.in = nil
 	j.stop()
 	j.cancel(errFinished)

@@ -54,6 +54,7 @@ type GPUStatus struct {
 	Device  int            `json:"device"`
 	Workers []WorkerStatus `json:"workers"`
 	Lock    LockStatus     `json:"lock"`
+	Health  GPUHealth      `json:"health"`
 }
 
 // Totals count what the engine did since it started.
@@ -65,6 +66,8 @@ type Totals struct {
 	Expired          int64 `json:"expired"`
 	PartitionsProved int64 `json:"partitions_proved"`
 	PartitionsFailed int64 `json:"partitions_failed"`
+	// PartitionsRetried counts the attempts made again after a failure.
+	PartitionsRetried int64 `json:"partitions_retried"`
 	// PartitionsUnverified counts the partitions proved whose proof did not
 	// verify: always 0 outside synthetic mode (see Result.Synthetic).
 	PartitionsUnverified int64 `json:"partitions_unverified,omitempty"`
@@ -106,8 +109,10 @@ func (e *Engine) Status() Status {
 	}
 	e.mu.Unlock()
 
+	hs := e.health.status()
 	for i := range s.GPUs {
 		s.GPUs[i].Lock = e.locks[s.GPUs[i].Device].status()
+		s.GPUs[i].Health = hs[s.GPUs[i].Device]
 	}
 	s.Memory = e.budget.status()
 	s.Circuits, s.Memory.Resident = e.res.status()

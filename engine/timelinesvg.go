@@ -48,6 +48,7 @@ var svgStages = []struct {
 	{StageVerify, "verify", "#76b7b2"},
 	{StageCircuit, "circuit load", "#9c755f"},
 	{StageGPUHeld, "GPU lock held (kernels ran)", "#8b1a1a"},
+	{StageQuarantine, "GPU quarantined", "#3b3b3b"},
 }
 
 func svgStageColor(s Stage) string {

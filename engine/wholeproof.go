@@ -142,6 +142,16 @@ type Staged struct {
 	Working       func(c *r1cs.Circuit) int64
 	LoadSynthetic func(ctx context.Context, gpu int, c *r1cs.Circuit, seed uint64) (PartitionProver, error)
 	LoadSetup     func(ctx context.Context, gpu int, c *r1cs.Circuit, t *groth16.Toxic) (PartitionProver, *groth16.VerifyingKey, error)
+	// Probe checks a quarantined GPU (DeviceProber); nil: none.
+	Probe func(ctx context.Context, gpu int, lost bool) error
+}
+
+// ProbeDevice implements DeviceProber with Probe (nil: the GPU passes).
+func (s Staged) ProbeDevice(ctx context.Context, gpu int, lost bool) error {
+	if s.Probe == nil {
+		return nil
+	}
+	return s.Probe(ctx, gpu, lost)
 }
 
 // LoadSetupProver implements SetupLoader with LoadSetup.

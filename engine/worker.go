@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/filc2/filc2/internal/fault"
 	"github.com/filc2/filc2/internal/preempt"
 
 	"github.com/filc2/filc2/proofs/groth16"
@@ -44,7 +45,7 @@ func (e *Engine) synthesize(w *workerState, p *partition) {
 		return err
 	})
 	if err != nil {
-		e.failPartition(p, StageSynthesis, err)
+		e.retryOrFail(p, -1, StageSynthesis, err)
 		return
 	}
 	e.pushReady(p)
@@ -57,7 +58,7 @@ func (e *Engine) gpuWorker(w *workerState, critical bool) {
 	defer e.wg.Done()
 	lock := e.locks[w.gpu]
 	for {
-		p, err := e.nextReady(critical)
+		p, err := e.nextReady(critical, w.gpu)
 		if err != nil {
 			return
 		}
@@ -67,29 +68,56 @@ func (e *Engine) gpuWorker(w *workerState, critical bool) {
 }
 
 // prove runs one partition's GPU stages: prover → Prepare → lock → RunGPU →
-// unlock → Finish → verify. A stage that fails fails the job naming the
-// partition (a proof that does not verify too, except in synthetic mode); a
-// job that ended stops the partition at the next stage.
+// unlock → Finish → verify. A stage that fails (a proof that does not verify
+// too, except in synthetic mode) retries the partition or, its retries
+// spent, fails the job naming every attempt (retryOrFail); a job that ended
+// stops the partition at the next stage.
 func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
-	j, ctx := p.job, p.job.ctx
+	j := p.job
 	p.t.GPU, p.t.Worker = w.gpu, w.name
 	p.t.GPUQueue = time.Since(p.readyAt)
 	e.m.observe(StageGPUQueue, p.t.GPUQueue.Seconds())
 	e.tl.emit(TimelineEvent{Job: j.id, Partition: p.k, GPU: -1, Stage: StageGPUQueue, Event: "end"})
 
+	proof, s, err := e.attempt(w, lock, p)
+	switch {
+	case errors.Is(err, errYield):
+		e.requeue(p)
+	case err != nil:
+		e.retryOrFail(p, w.gpu, s, err)
+	default:
+		// A proof that failed verification on a GPU and then verified counts
+		// against that GPU only now: one that fails everywhere is the
+		// parameters' or the input's fault, not a GPU's.
+		for _, a := range p.attempts {
+			if a.Stage == StageVerify && a.GPU >= 0 {
+				e.health.failure(a.GPU, "verify", a.Err)
+			}
+		}
+		e.completePartition(p, proof)
+	}
+}
+
+// attempt is one try at p's GPU stages on w's GPU. It returns the verified
+// proof (unverified in synthetic mode), or the stage that failed and why.
+func (e *Engine) attempt(w *workerState, lock *gpuLock, p *partition) (*groth16.Proof, Stage, error) {
+	j := p.job
+	ctx := fault.With(j.ctx, e.faults)
 	var pr PartitionProver
 	yield := func() bool { return e.higherReady(j.prio) }
 	if err := e.stage(w, p, StageLoad, &p.t.Load, func() (err error) {
+		if e.faults.Hit(fault.Alloc) {
+			return fmt.Errorf("%w: %w", ErrDeviceMemory, fault.Errorf(fault.Alloc, "a device allocation for job %s partition %d on GPU %d", j.id, p.k, w.gpu))
+		}
 		pr, err = e.res.acquireProver(ctx, p.res, w.gpu, yield)
 		return err
 	}); errors.Is(err, errYield) {
-		e.requeue(p)
-		return
+		return nil, StageLoad, err
 	} else if err != nil {
-		e.failPartition(p, StageLoad, e.deviceMemoryHint(err, p, w.gpu))
-		return
+		return nil, StageLoad, e.deviceMemoryHint(err, p, w.gpu)
 	}
 	defer e.res.releaseProver(p.res, w.gpu)
+	aware, _ := pr.(fault.Aware)
 
 	var prep Prepared
 	wit := p.w
@@ -97,8 +125,8 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		prep, err = pr.Prepare(ctx, wit)
 		return err
 	}); err != nil {
-		e.failPartition(p, StagePrepare, err)
-		return
+		p.w = nil // Prepare owns it, failed or not
+		return nil, StagePrepare, err
 	}
 	p.w = nil // the prover owns the witness now
 	if wc, ok := pr.(WitnessCopier); ok && wc.CopiesWitness() {
@@ -110,14 +138,23 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 	holder := lockHolder{worker: w.name, job: j.id, partition: p.k, prio: j.prio}
 	if err := e.stage(w, p, StageLockWait, &p.t.LockWait, func() error { return lock.lockAs(ctx, holder) }); err != nil {
 		release(prep)
-		e.failPartition(p, StageLockWait, err)
-		return
+		return nil, StageLockWait, err
 	}
 	var raw Raw
 	ran := false
 	err := e.stage(w, p, StageGPU, &p.t.GPUTime, func() (err error) {
+		if e.faults.Hit(fault.Lost) {
+			e.health.injectLoss(w.gpu)
+		}
+		if e.health.injectedLost(w.gpu) {
+			return fmt.Errorf("%w: %w", ErrDeviceLost, fault.Errorf(fault.Lost, "GPU %d", w.gpu))
+		}
 		ran = true
 		raw, err = pr.RunGPU(e.preemptible(ctx, lock, p, holder), prep)
+		if err == nil && (aware == nil || !aware.HitsFault(fault.Section)) && e.faults.Hit(fault.Section) {
+			release(raw)
+			raw, err = nil, fault.Errorf(fault.Section, "the kernel section of job %s partition %d on GPU %d", j.id, p.k, w.gpu)
+		}
 		return err
 	})
 	p.t.GPUTime -= p.t.Lent
@@ -126,13 +163,13 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		if !ran {
 			release(prep)
 		}
-		e.failPartition(p, StageGPU, e.deviceMemoryHint(err, p, w.gpu))
-		return
+		return nil, StageGPU, e.deviceMemoryHint(err, p, w.gpu)
 	}
 	if ks, ok := raw.(interface {
 		KernelSplit() ([]string, []time.Duration)
 	}); ok {
 		names, ds := ks.KernelSplit()
+		p.t.Kernels = p.t.Kernels[:0]
 		for i := range min(len(names), len(ds)) {
 			p.t.Kernels = append(p.t.Kernels, KernelTime{Name: names[i], Time: ds[i]})
 		}
@@ -148,8 +185,12 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		if !ran {
 			release(raw)
 		}
-		e.failPartition(p, StageFinish, err)
-		return
+		return nil, StageFinish, err
+	}
+	if e.faults.Hit(fault.Corrupt) {
+		bad := *proof
+		bad.A.Neg(&bad.A) // what a flipped bit in a kernel would do: a proof that does not verify
+		proof = &bad
 	}
 	err = e.stage(w, p, StageVerify, &p.t.Verify, func() error {
 		return p.res.circuit.Verify(p.in, p.k, proof)
@@ -161,10 +202,75 @@ func (e *Engine) prove(w *workerState, lock *gpuLock, p *partition) {
 		// A synthetic backend's proofs do not verify (random C1 and key): the
 		// partition counts as unverified and its job returns no proof bytes.
 	default:
-		e.failPartition(p, StageVerify, fmt.Errorf("our own proof does not verify (%w): the parameters do not match the circuit, or the %s backend is broken; nothing was returned", err, e.backend.Name()))
+		return nil, StageVerify, fmt.Errorf("our own proof does not verify (%w): the parameters do not match the circuit, or the %s backend or GPU is broken; it was not returned", err, e.backend.Name())
+	}
+	return proof, "", nil
+}
+
+// retryOrFail handles a failed attempt of p on gpu: a job that ended, a
+// failure no retry can mend (an input the circuit refuses, a GPU too small
+// for the circuit) or spent retries fail the job (failPartition, naming
+// every attempt); else the failure is charged to the GPU's health when it is
+// the GPU's, and p goes back — to the GPU queue when it still has its
+// witness, else to synthesis — preferring another GPU.
+func (e *Engine) retryOrFail(p *partition, gpu int, s Stage, err error) {
+	p.attempts = append(p.attempts, Attempt{GPU: gpu, Stage: s, Err: err})
+	if p.job.ctx.Err() != nil {
+		e.failPartition(p, s, err)
 		return
 	}
-	e.completePartition(p, proof)
+	cause, gpuFault := retryCause(s, err)
+	if gpuFault {
+		e.health.failure(gpu, cause, err)
+	}
+	if cause == "" || len(p.attempts) > e.cfg.Recovery.PartitionRetries ||
+		(errors.Is(err, ErrDeviceMemory) && !errors.Is(err, fault.ErrInjected) && !e.health.othersInService(gpu)) {
+		e.failPartition(p, s, err)
+		return
+	}
+	e.m.retries.WithLabelValues(cause).Inc()
+	e.log.Warn("retrying partition", "job", p.job.id, "partition", p.k, "gpu", gpu, "stage", s, "cause", cause,
+		"attempt", len(p.attempts), "of", e.cfg.Recovery.PartitionRetries+1, "err", err)
+	e.tl.emit(TimelineEvent{Job: p.job.id, Partition: p.k, GPU: gpu, Stage: s, Event: "retry", Detail: cause, Error: errString(err)})
+	e.mu.Lock()
+	e.totals.PartitionsRetried++
+	p.t.Retries++
+	p.avoid = gpu
+	p.t.Verified, p.t.Lent, p.t.Preempted = false, 0, 0
+	e.mu.Unlock()
+	if p.w != nil {
+		e.requeue(p)
+		return
+	}
+	e.resynthesize(p)
+}
+
+// retryCause names what failed for the retry metric ("" when a retry cannot
+// help) and reports whether it counts against the GPU's health at once: a
+// lost device, a failed kernel section or prover load (not for want of
+// device memory, which is no sickness). A proof that does not verify counts
+// once the partition verifies elsewhere (see prove).
+func retryCause(s Stage, err error) (cause string, gpuFault bool) {
+	switch {
+	case errors.Is(err, ErrDeviceLost):
+		return "lost", true
+	case errors.Is(err, ErrBadRequest), errors.Is(err, ErrClosed):
+		return "", false
+	}
+	oom := errors.Is(err, ErrDeviceMemory)
+	switch s {
+	case StageGPU:
+		return "section", !oom
+	case StageVerify:
+		return "verify", false
+	case StageLoad:
+		return "load", !oom
+	case StagePrepare:
+		return "prepare", false
+	case StageFinish:
+		return "finish", false
+	}
+	return "", false
 }
 
 // deviceMemoryHint adds to an out-of-device-memory error the circuits
