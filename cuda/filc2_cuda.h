@@ -104,6 +104,11 @@ filc2_status filc2_test_g2(int32_t device, int32_t op, int32_t out_format, const
 /* filc2_test_alloc allocates and frees `bytes` of device memory (for error-path tests). */
 filc2_status filc2_test_alloc(int32_t device, uint64_t bytes);
 
+/* filc2_device_probe checks a device: with reset set it first re-initialises it (cudaDeviceReset:
+ * every allocation of this process on it is gone, so nothing may be resident there), then
+ * synchronises, writes 1 MiB of device memory and reads it back. */
+filc2_status filc2_device_probe(int32_t device, int32_t reset);
+
 /* ---- throughput ---------------------------------------------------------------
  * filc2_bench_mul times `reps` launches (after two warm-ups) of a multiplication
  * kernel over n random reduced elements generated on the device, by device events;

@@ -15,6 +15,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/fault"
 	"github.com/filc2/filc2/internal/placement"
 	"github.com/filc2/filc2/internal/preempt"
 	"github.com/filc2/filc2/proofs/groth16"
@@ -714,6 +715,11 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 	}
 	lap(&st.MSMH)
 	yield()
+	// A fault injected here (internal/fault, tests and soak runs only) fails the
+	// section half done, through the same cleanup as a real kernel failure.
+	if fault.Hit(ctx, fault.Section) {
+		return nil, fault.Errorf(fault.Section, "after the H MSM on device %d", p.device)
+	}
 	if s.L, err = p.l.MSMDevice(x.w.At(p.shape.NumInputs), p.shape.NumAux, true); err != nil {
 		return nil, fmt.Errorf("L MSM: %w", err)
 	}
@@ -779,3 +785,7 @@ func (r *Raw) KernelSplit() ([]string, []time.Duration) {
 // CopiesWitness reports that Prepare copies the witness to the device (the engine
 // may reuse its storage once Prepare returns).
 func (p *Prover) CopiesWitness() bool { return true }
+
+// HitsFault reports that the kernel section consults fault.Section itself
+// (fault.Aware), midway, so that an injected failure exercises its cleanup.
+func (p *Prover) HitsFault(pt fault.Point) bool { return pt == fault.Section }

@@ -10,6 +10,7 @@ package ffi
 import "C"
 
 import (
+	"fmt"
 	"unsafe"
 )
 
@@ -53,6 +54,21 @@ func Versions() (runtime, driver int, err error) {
 		return 0, 0, err
 	}
 	return int(r), int(d), nil
+}
+
+// ProbeDevice checks that device works: it synchronises it and writes and
+// reads back 1 MiB. With reset set it first re-initialises the device
+// (cudaDeviceReset), which a device lost to a sticky error needs; nothing
+// of this process may be resident there then (every allocation is gone).
+func ProbeDevice(device int, reset bool) error {
+	r := 0
+	if reset {
+		r = 1
+	}
+	if err := check(C.filc2_device_probe(C.int32_t(device), C.int32_t(r))); err != nil {
+		return fmt.Errorf("probing device %d: %w", device, err)
+	}
+	return nil
 }
 
 // check turns a filc2_status into nil or an *Error.

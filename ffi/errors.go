@@ -12,6 +12,28 @@ var ErrOutOfMemory = errors.New("ffi: out of device memory")
 // ErrNoDevice is matched by failures that found no usable CUDA device or driver.
 var ErrNoDevice = errors.New("ffi: no usable CUDA device")
 
+// ErrDeviceLost is matched by CUDA errors that leave the device's context
+// unusable (sticky: an illegal address, a launch failure or timeout, an
+// uncorrectable ECC or NVLink error, a destroyed context): every later call on
+// the device fails until it is reset (ProbeDevice with reset).
+var ErrDeviceLost = errors.New("ffi: CUDA device lost (sticky error)")
+
+// stickyCUDA lists the cudaError_t values after which the context is lost.
+var stickyCUDA = map[int]bool{
+	214: true, // cudaErrorECCUncorrectable
+	220: true, // cudaErrorNvlinkUncorrectable
+	700: true, // cudaErrorIllegalAddress
+	702: true, // cudaErrorLaunchTimeout
+	709: true, // cudaErrorContextIsDestroyed
+	710: true, // cudaErrorAssert
+	714: true, // cudaErrorHardwareStackError
+	715: true, // cudaErrorIllegalInstruction
+	716: true, // cudaErrorMisalignedAddress
+	717: true, // cudaErrorInvalidAddressSpace
+	718: true, // cudaErrorInvalidPc
+	719: true, // cudaErrorLaunchFailure
+}
+
 // Error codes of cuda/filc2_cuda.h (FILC2_ERR_*); a cuda-tagged test checks they agree.
 const (
 	codeOutOfMemory     = 1
@@ -49,13 +71,16 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("cuda: %s: %s", kind, e.Msg)
 }
 
-// Is makes errors.Is(err, ErrOutOfMemory) and errors.Is(err, ErrNoDevice) work.
+// Is makes errors.Is(err, ErrOutOfMemory), errors.Is(err, ErrNoDevice) and
+// errors.Is(err, ErrDeviceLost) work.
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrOutOfMemory:
 		return e.Code == codeOutOfMemory
 	case ErrNoDevice:
 		return e.Code == codeNoDevice
+	case ErrDeviceLost:
+		return stickyCUDA[e.CUDA]
 	}
 	return false
 }

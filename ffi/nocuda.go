@@ -21,6 +21,9 @@ func Compiled() bool { return false }
 // Devices returns the CUDA devices this process can use.
 func Devices() ([]Device, error) { return nil, ErrUnavailable }
 
+// ProbeDevice checks that a device works (not in this build).
+func ProbeDevice(int, bool) error { return ErrUnavailable }
+
 // Versions returns the CUDA runtime and driver versions.
 func Versions() (runtime, driver int, err error) { return 0, 0, ErrUnavailable }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "../filc2_cuda.h"
 #include "../util/error.cuh"
@@ -66,6 +67,32 @@ extern "C" filc2_status filc2_device_get(int32_t ordinal, filc2_device_info* inf
 		info->cc_major = p.major;
 		info->cc_minor = p.minor;
 		info->ordinal = ordinal;
+	});
+}
+
+namespace filc2 {
+void ntt_forget_device(int device);  // ntt.cu: the kernel attributes set once per context
+}
+
+extern "C" filc2_status filc2_device_probe(int32_t device, int32_t reset) {
+	return guard([&] {
+		if (reset) {
+			// A sticky error fails every call but these: reset the primary context.
+			cudaSetDevice(device);
+			cudaDeviceReset();
+			ntt_forget_device(device);
+			cudaGetLastError();
+		}
+		use_device(device);
+		FILC2_CUDA(cudaDeviceSynchronize());
+		const size_t n = size_t(1) << 20;
+		dev_buffer<uint8_t> b(n);
+		FILC2_CUDA(cudaMemset(b.get(), 0xa5, n));
+		std::vector<uint8_t> h(n);
+		FILC2_CUDA(cudaMemcpy(h.data(), b.get(), n, cudaMemcpyDeviceToHost));
+		for (uint8_t x : h) {
+			if (x != 0xa5) throw failure(FILC2_ERR_INTERNAL, cudaSuccess, "device memory read back wrong");
+		}
 	});
 }
 

@@ -140,10 +140,12 @@ struct cuda_backend {
 
 // The largest dynamic shared memory a pass of any plan asks for (2^11-element blocks with
 // 2^6 lines of 32 elements: 80 KiB), allowed once per device for the four pass kernels.
+std::mutex shared_mu;
+bool shared_done[64] = {};
+
 void allow_shared(int device) {
-	static std::mutex mu;
-	static bool done[64] = {};
-	std::lock_guard<std::mutex> g(mu);
+	std::lock_guard<std::mutex> g(shared_mu);
+	bool* done = shared_done;
 	if (device < 0 || device >= 64 || done[device]) return;
 	const int bytes = (2 << ntt::MAX_TILE_LOG) * 16 + 2 * (1 << (ntt::MAX_TILE_LOG - ntt::MIN_PASS + 3)) * 16;
 	FILC2_CUDA(cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIF>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
@@ -166,6 +168,15 @@ void translate(Fn&& f) {
 }
 
 }  // namespace
+
+namespace filc2 {
+// ntt_forget_device makes the next plan on device set its kernels' attributes again (after a
+// cudaDeviceReset, filc2_device_probe).
+void ntt_forget_device(int device) {
+	std::lock_guard<std::mutex> g(shared_mu);
+	if (device >= 0 && device < 64) shared_done[device] = false;
+}
+}  // namespace filc2
 
 struct filc2_ntt_domain {
 	int32_t device = 0;
