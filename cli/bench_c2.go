@@ -22,6 +22,7 @@ import (
 	"github.com/filc2/filc2/engine/benchreport"
 	"github.com/filc2/filc2/ffi"
 	"github.com/filc2/filc2/internal/atomicfile"
+	"github.com/filc2/filc2/internal/fault"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/c2"
@@ -110,6 +111,7 @@ func benchC2Command() *ucli.Command {
 			&ucli.DurationFlag{Name: "post-every", Usage: "the gap between PoSt submissions under load", Value: 3 * time.Second},
 			&ucli.IntFlag{Name: "post-alone", Usage: "PoSt proofs before the PoRep jobs start", Value: 3},
 			&ucli.IntFlag{Name: "post-sectors", Usage: "sectors of each Window partition (default: a full partition)"},
+			injectFaultsFlag(),
 		},
 		OnUsageError: onUsageError,
 		Action:       benchC2Action,
@@ -134,7 +136,8 @@ type benchC2Plan struct {
 	Budget      engine.ByteSize
 	SVG         string
 	Log         string
-	PoSt        *benchPoStPlan // --post-proof
+	PoSt        *benchPoStPlan  // --post-proof
+	Faults      *fault.Injector // --inject-faults
 }
 
 func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
@@ -165,6 +168,10 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 		return pl, errors.New("--sparse and --c1 both name the C1 outputs: give one")
 	}
 	pl.Concurrency = min(pl.Concurrency, pl.Jobs)
+	var err error
+	if pl.Faults, err = parseFaults("--inject-faults", c.String("inject-faults")); err != nil {
+		return pl, err
+	}
 	if name := c.String("post-proof"); name != "" {
 		pp, err := abi.ParsePoStName(name)
 		if err != nil {
@@ -320,6 +327,9 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	cfg.Params.Dir = pl.Params
 	cfg.Memory.Budget = pl.Budget
 	cfg.Queue.MaxQueued = max(cfg.Queue.MaxQueued, pl.Jobs)
+	if pl.Faults != nil {
+		cfg.Recovery.ProbeInterval = time.Second // a GPU quarantined by an injected fault comes back within the run
+	}
 	var be engine.Backend = &engine.Proofs{ParamsDir: pl.Params, GPU: gb}
 	prog := newProgress()
 	switch {
@@ -331,6 +341,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	opts := []engine.Option{
 		engine.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))),
 		engine.WithTimelineMemory(max(engine.DefaultTimelineMemory, pl.Jobs*p.Partitions*32+1024)),
+		engine.WithFaults(pl.Faults),
 	}
 	if pl.Log != "" {
 		lf, err := os.Create(pl.Log)
@@ -409,6 +420,13 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 		return nil, err
 	}
 	benchreport.Summarize(rep, results, first, last)
+	if pl.Faults != nil {
+		st := e.Status()
+		rep.Faults, rep.Retried = pl.Faults.Report(), st.Totals.PartitionsRetried
+		for _, g := range st.GPUs {
+			rep.Quarantines += g.Health.Quarantines
+		}
+	}
 	if pl.Synthetic {
 		rep.Note = fmt.Sprintf("%s: random C1 outputs and a synthetic key with the circuit's exact lengths; %d of %d partitions unverified",
 			syntheticNote, rep.Unverified, pl.Jobs*p.Partitions)
@@ -636,6 +654,9 @@ func printBenchC2(w io.Writer, r *benchreport.Report) {
 		fmt.Fprintf(w, "%s: %d of %s unverified (expected: the key is synthetic)\n", syntheticNote, r.Unverified, plural(r.Jobs*r.Partitions, "partition"))
 	case r.Verified:
 		fmt.Fprintf(w, "every proof verified: %s, %s\n", plural(r.Jobs, "proof"), plural(r.Jobs*r.Partitions, "partition"))
+	}
+	if r.Faults != "" {
+		fmt.Fprintf(w, "faults injected (hits/calls): %s; %s retried, %s\n", r.Faults, plural(int(r.Retried), "partition"), plural(int(r.Quarantines), "GPU quarantine"))
 	}
 	if r.Timeline != "" {
 		fmt.Fprintf(w, "timeline: %s\n", r.Timeline)

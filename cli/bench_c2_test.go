@@ -128,13 +128,19 @@ func TestBenchC2SparseSetupKeyCPU2KiB(t *testing.T) {
 	dir := t.TempDir()
 	out, progress, err := runSplit(t, context.Background(), "bench", "c2", "-p", "StackedDrg2KiBV1_1", "--sparse", "--setup-key",
 		"--backend", "cpu", "--jobs", "2", "--concurrency", "1", "--params", dir, "--seed", "5", "--json",
-		"--post-proof", "StackedDrgWinning2KiBV1", "--post-alone", "1", "--post-every", "3s")
+		"--post-proof", "StackedDrgWinning2KiBV1", "--post-alone", "1", "--post-every", "3s",
+		"--inject-faults", "section=1,corrupt=2")
 	if err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out, progress)
 	}
 	var rep benchreport.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	// The injected failed section and corrupted proof were retried; every
+	// proof returned still verified.
+	if !strings.HasPrefix(rep.Faults, "section 1/") || !strings.Contains(rep.Faults, "corrupt 1/") || rep.Retried != 2 {
+		t.Fatalf("faults %q, %d retried", rep.Faults, rep.Retried)
 	}
 	if !rep.Verified || rep.Synthetic || rep.Unverified != 0 || len(rep.Proofs) != 2 || !strings.HasPrefix(rep.Backend, "setup-key/") ||
 		!strings.Contains(rep.C1, "sparse") || !strings.Contains(rep.Key, "setup") || len(rep.ProverLoads) != 1 || rep.ProverLoads[0] <= 0 || rep.HostPeak == 0 {

@@ -60,6 +60,11 @@ func cudaGPUBackend() engine.GPUBackend {
 			}
 			return memProver{p}, p.VerifyingKey(), nil
 		},
+		// A quarantined GPU is probed; a lost one is reset first (its provers
+		// were dropped before the engine probes).
+		Probe: func(_ context.Context, gpu int, lost bool) error {
+			return deviceMemory(ffi.ProbeDevice(gpu, lost))
+		},
 	}
 }
 
@@ -74,8 +79,12 @@ func (p memProver) RunGPU(ctx context.Context, prep engine.Prepared) (engine.Raw
 	return raw, deviceMemory(err)
 }
 
-// deviceMemory marks ffi's out-of-device-memory errors as engine.ErrDeviceMemory.
+// deviceMemory marks ffi's out-of-device-memory errors as
+// engine.ErrDeviceMemory, and its sticky errors as engine.ErrDeviceLost.
 func deviceMemory(err error) error {
+	if err != nil && errors.Is(err, ffi.ErrDeviceLost) {
+		return fmt.Errorf("%w: %w", engine.ErrDeviceLost, err)
+	}
 	if err != nil && errors.Is(err, ffi.ErrOutOfMemory) {
 		return fmt.Errorf("%w: %w", engine.ErrDeviceMemory, err)
 	}

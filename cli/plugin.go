@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	ucli "github.com/urfave/cli/v2"
@@ -90,7 +91,9 @@ func pluginCommand() *ucli.Command {
 			"version, AutoMTLS) over which it hands the host a private unix socket and a token, where it answers\n" +
 			"go-jsonrpc calls. Jobs queue (--queue) for --slots workers proving with the parameters in --params-dir,\n" +
 			"each proof verified before it is returned. Logs are hclog JSON on stderr, which the host forwards;\n" +
-			"nothing but the handshake is written to stdout. Started by hand, it refuses to run.",
+			"nothing but the handshake is written to stdout. SIGTERM and SIGINT are ignored: the host decides when it\n" +
+			"stops (it drains the jobs, then closes it), and it exits by itself when the host dies. Started by hand, it\n" +
+			"refuses to run.",
 		Flags:        append(proverFlags(), &ucli.StringFlag{Name: "socket-dir", Usage: "where to make the socket's private directory (default: $TMPDIR)"}),
 		OnUsageError: onUsageError,
 		Action:       pluginAction,
@@ -141,12 +144,19 @@ func pluginAction(c *ucli.Context) error {
 		if err != nil {
 			return usageError(err)
 		}
+		faults, err := faultsFromEnv()
+		if err != nil {
+			return usageError(err)
+		}
+		if faults != nil {
+			log.Warn("injecting faults (tests only): proofs are retried and verified as after real faults", "spec", faults.String())
+		}
 		e, err := engine.New(cfg, &engine.Proofs{ParamsDir: cfg.Params.Dir, GPU: gb},
-			engine.WithLogger(slog.New(plugin.SlogHandler(log.Named("engine")))), engine.WithTimelineMemory(20000))
+			engine.WithLogger(slog.New(plugin.SlogHandler(log.Named("engine")))), engine.WithTimelineMemory(20000), engine.WithFaults(faults))
 		if err != nil {
 			return err
 		}
-		defer e.Close()
+		defer closeEngine(e, log)
 		lc.ParamsDir = cfg.Params.Dir
 		if !c.IsSet("slots") {
 			lc.Slots = 0 // the engine's queue limit
@@ -164,4 +174,24 @@ func pluginAction(c *ucli.Context) error {
 		Logger:    log,
 		SocketDir: c.String("socket-dir"),
 	})
+}
+
+// engineCloseWait bounds how long the plugin waits for its engine to close
+// when the host closed it: less than the 2 s go-plugin gives the plugin to
+// exit before it kills it. The host drained the jobs first; what may be
+// left is a parameter load, which the process exit ends as well.
+const engineCloseWait = 1200 * time.Millisecond
+
+// closeEngine closes e, waiting at most engineCloseWait.
+func closeEngine(e *engine.Engine, log hclog.Logger) {
+	done := make(chan struct{})
+	go func() {
+		e.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(engineCloseWait):
+		log.Warn("the engine is still closing (a parameter load?); exiting without waiting", "waited", engineCloseWait)
+	}
 }

@@ -11,6 +11,9 @@
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
 #   c2-small    filc2 bench c2 on real 2KiB and 8MiB proofs (test parameters made there)
+#   faults      TestInjectedSectionFailure (a section failed midway, then proofs equal; a device reset), and
+#               bench c2 on real 2KiB and 8MiB proofs with injected failed sections, corrupted proofs and failed
+#               allocations, then a 2KiB run whose device is lost (quarantine, cudaDeviceReset, reload)
 #   c2-32g      filc2 bench c2 at 32GiB, --synthetic: 4 jobs 2 in flight with 2 GPU workers
 #   c2-32g-gw1  the same with 1 GPU worker, 3 jobs 2 in flight
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
@@ -76,6 +79,28 @@ for s in "$@"; do
 			echo "exit $?"
 			grep -E 'throughput|GPU bound|latency|gpu_locked|verified|gpu0 ' "$out/c2-$p.txt"
 		done
+		;;
+	faults)
+		step "GPU fault test"
+		(cd ffi && timeout 200 "$root/build/ffi.test" -test.run '^TestInjectedSectionFailure$' -test.count=1 -test.v >"$out/ffi-faults.log" 2>&1)
+		echo "exit $?"
+		grep -E -- '--- (PASS|FAIL)|panic' "$out/ffi-faults.log"
+		for p in StackedDrg2KiBV1_1 StackedDrg8MiBV1_1; do
+			step "bench c2 $p with faults"
+			d=/tmp/filc2-params-$p
+			[ -e "$d" ] || timeout 200 ./filc2 setup -p $p --out $d >"$out/setup-$p.log" 2>&1 || { echo "setup failed"; tail "$out/setup-$p.log"; continue; }
+			timeout 200 ./filc2 bench c2 -p $p --backend cuda --params $d --jobs 12 --concurrency 4 \
+				--inject-faults 'section=every:5,corrupt=every:7,alloc=4' >"$out/faults-$p.txt" 2>"$out/faults-$p.err"
+			echo "exit $?"
+			grep -E 'throughput|gpu_locked|verified|faults injected' "$out/faults-$p.txt"
+			grep -ciE 'retrying partition' "$out/faults-$p.err"
+		done
+		step "bench c2 2KiB, device lost"
+		timeout 200 ./filc2 bench c2 -p StackedDrg2KiBV1_1 --backend cuda --params /tmp/filc2-params-StackedDrg2KiBV1_1 --jobs 8 \
+			--concurrency 2 --inject-faults 'lost=6,lost_for=3s' >"$out/faults-lost.txt" 2>"$out/faults-lost.err"
+		echo "exit $?"
+		grep -E 'verified|faults injected' "$out/faults-lost.txt"
+		grep -E 'quarantined|back in service|GPU probe' "$out/faults-lost.err" | head -5
 		;;
 	c2-32g | c2-32g-gw1)
 		step "bench c2 32GiB synthetic ($s)"

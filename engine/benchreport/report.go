@@ -55,7 +55,12 @@ type Report struct {
 	Kernels    []Stage  `json:"kernels,omitempty"` // the GPU section's split, when the backend reports it
 	GPUUse     []GPUUse `json:"gpu_utilisation"`
 	Unverified int      `json:"unverified_partitions"`
-	Proofs     []Proof  `json:"proofs"`
+	// Faults is what --inject-faults injected (hits/calls per point), Retried
+	// the partitions proved again, Quarantines the GPUs taken out of service.
+	Faults      string  `json:"faults,omitempty"`
+	Retried     int64   `json:"partitions_retried,omitempty"`
+	Quarantines int64   `json:"gpu_quarantines,omitempty"`
+	Proofs      []Proof `json:"proofs"`
 	// HostPeak is this process's peak resident memory (VmHWM); DevicePeaks
 	// each GPU's peak memory in use, sampled every 200 ms from the load on.
 	HostPeak    uint64   `json:"host_peak_bytes"`
