@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/filc2/filc2/internal/testvec"
+	"github.com/filc2/filc2/proofs/abi"
 )
 
 func TestDecodeMalformed(t *testing.T) {
@@ -60,20 +61,57 @@ func TestEncodeVariants(t *testing.T) {
 	}
 }
 
-// FuzzDecodeSectorVanilla: whatever decodes re-encodes to the same bytes, and
-// nothing panics.
+// FuzzDecodeSectorVanilla: whatever decodes re-encodes to the same bytes, a
+// refusal is a *DecodeError inside the input, and nothing panics. What
+// decodes also goes through NewPartition and Check for PoSt types of every
+// tree shape (Single, Sub, Top; Window and Winning), whose refusals must be
+// errors, the check's a *CheckError. The seeds are the real 32GiB proof and
+// sparse sectors' proofs of each shape.
 func FuzzDecodeSectorVanilla(f *testing.F) {
 	good := testvec.Read(f, "window-post-vanilla-32GiB", "post.vproof")
 	f.Add(good)
 	f.Add(good[:2484])
 	f.Add((&SectorVanilla{Sectors: []SectorProof{{InclusionProofs: []MerkleProof{{Variant: Top, Base: []PathElement{{Hashes: make([]Domain, 1)}}}}}}}).Encode())
+	var types []abi.PoStProof
+	var r Randomness // the golden proof's, zero
+	for _, name := range []string{"StackedDrgWindow32GiBV1", "StackedDrgWindow2KiBV1_1", "StackedDrgWinning2KiBV1", "StackedDrgWindow64GiBV1_1"} {
+		p, err := abi.ParsePoStName(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		types = append(types, p)
+		v, err := DecodeSectorVanilla(good)
+		if p.SectorSize != 32<<30 {
+			v = sparseVanilla(f, p, 3, 0, r)
+			f.Add(v.Encode())
+		}
+		if pt, err2 := NewPartition(p, []*SectorVanilla{v}, 0); err != nil || err2 != nil || pt.Check(r) != nil {
+			f.Fatalf("%s: the seed does not pass the check (%v, %v)", p.Name, err, err2)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := DecodeSectorVanilla(b)
 		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > len(b) || v != nil {
+				t.Fatalf("refused with %T %v, want a *DecodeError within the %d bytes", err, err, len(b))
+			}
 			return
 		}
 		if !bytes.Equal(v.Encode(), b) {
 			t.Fatal("re-encoding differs")
+		}
+		for _, p := range types {
+			pt, err := NewPartition(p, []*SectorVanilla{v}, 0)
+			if err != nil {
+				continue
+			}
+			if err := pt.Check(r); err != nil {
+				var ce *CheckError
+				if !errors.As(err, &ce) || ce.SectorID != v.SectorID {
+					t.Fatalf("%s: check refused with %T %v, want a *CheckError of sector %d", p.Name, err, err, v.SectorID)
+				}
+			}
 		}
 	})
 }
