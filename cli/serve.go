@@ -32,13 +32,14 @@ func serveCommand() *ucli.Command {
 		Name:  "serve",
 		Usage: "serve the Prover API (JSON-RPC over HTTP and websocket) from a go-plugin prover subprocess",
 		Description: "Runs `filc2 plugin` from this very binary (its SHA-256 checked at every start) and restarts it if it\n" +
-			"dies; jobs in flight then fail with a retryable error. Serves:\n" +
+			"dies, resubmitting the jobs in flight to it; on SIGTERM or SIGINT it takes no new jobs, lets those in flight\n" +
+			"finish for --shutdown-grace, cancels the rest and stops the plugin (which ignores the signals). Serves:\n" +
 			"  /rpc/v0   JSON-RPC, namespace Filc2 (SealCommit2, Submit, Await, Cancel, Status, Version), over HTTP POST\n" +
 			"            and websocket, with lotus-style JWT auth (Authorization: Bearer TOKEN): without a token, read\n" +
 			"            (Status, Version); proving needs write. Tokens: filc2 auth create-token --perm write.\n" +
 			"  /remote-commit2  lotus's RemoteCommit2Endpoint: POST {Sector, ProofType, Commit1Out} JSON, answered with the\n" +
 			"            raw proof bytes; needs write: lotus sends no header, so put the token in the URL (?token=TOKEN)\n" +
-			"  /healthz  200 ok while the prover answers\n" +
+			"  /healthz  200 ok while the prover is well; 503 while it is down, restarting, shutting down or crash-looping\n" +
 			"  /metrics  Prometheus\n" +
 			"--listen is a loopback HOST:PORT (the default), another address (tokens then travel unencrypted: put TLS in\n" +
 			"front), or unix:///PATH. The URL is written to $" + plugin.EnvHome + "/api (default ~/.filc2/api) while serving.\n" +
@@ -48,6 +49,7 @@ func serveCommand() *ucli.Command {
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "listen", Usage: "HOST:PORT or unix:///PATH", Value: defaultListen},
 			&ucli.StringFlag{Name: "grpc-listen", Usage: "also serve curio's cuzk ProvingEngine gRPC service here (HOST:PORT or unix:///PATH; no authentication); off when empty"},
+			&ucli.DurationFlag{Name: "shutdown-grace", Usage: "on SIGTERM or SIGINT, how long jobs in flight may still finish before they are cancelled (keep it under systemd's TimeoutStopSec, 90 s by default)", Value: plugin.DefaultShutdownGrace},
 		}, proverFlags()...),
 		OnUsageError: onUsageError,
 		Action:       serveAction,
@@ -131,20 +133,45 @@ func serveAction(c *ucli.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	// Stop in order: no new connections or jobs; the jobs in flight get
+	// --shutdown-grace to finish and their callers their answers; what is
+	// left is cancelled; then the plugin is closed, idle, and the servers.
+	grace := c.Duration("shutdown-grace")
+	log.Info("shutting down: no new jobs; jobs in flight may finish", "grace", grace)
+	httpDone, grpcDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), grace+time.Minute)
+		defer cancel()
+		srv.Shutdown(sctx) // waits for the calls in flight
+		close(httpDone)
+	}()
 	if gsrv != nil {
-		// Calls in flight (curio's Prove) end with the plugin; new ones are refused.
-		go gsrv.GracefulStop()
+		go func() { gsrv.GracefulStop(); close(grpcDone) }()
+	} else {
+		close(grpcDone)
 	}
-	srv.Shutdown(sctx)
+	client.Shutdown(context.Background(), grace)
+	// Every job has its answer now; let the last responses go out.
+	last := time.Now().Add(5 * time.Second)
+	select {
+	case <-httpDone:
+	case <-time.After(time.Until(last)):
+		srv.Close()
+	}
+	select {
+	case <-grpcDone:
+	case <-time.After(time.Until(last)): // gsrv.Stop, deferred, ends the rest
+	}
+	log.Info("stopped")
 	return nil
 }
 
 // launchProver starts `filc2 plugin` from this very binary with the prover
 // flags of c (proverFlags).
 func launchProver(c *ucli.Context, log hclog.Logger) (*plugin.Client, error) {
+	if c.Duration("shutdown-grace") < 0 {
+		return nil, usageErrorf("--shutdown-grace %v: want 0 (cancel jobs in flight at once) or more", c.Duration("shutdown-grace"))
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err

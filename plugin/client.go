@@ -19,7 +19,6 @@ import (
 	"github.com/filecoin-project/go-jsonrpc"
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // ErrChecksum is Launch's error (errors.Is) for a binary whose SHA-256 is
@@ -49,7 +48,21 @@ type Config struct {
 	// MaxRestartDelay caps the backoff between restarts of a plugin that
 	// keeps dying (default 30 s; the first restart is immediate).
 	MaxRestartDelay time.Duration
+	// ResubmitBytes bounds the requests the Client keeps to resubmit when
+	// the plugin dies: the C1 and vanilla bytes of jobs submitted and not
+	// yet answered by Await (default DefaultResubmitBytes; negative: none
+	// kept). A job beyond it that its plugin takes down answers a retryable
+	// *UnavailableError, as every job did before resubmission.
+	ResubmitBytes int64
+	// SocketDir is where each plugin process gets a private 0700 directory
+	// for its go-plugin and Prover API sockets, removed when the process is
+	// gone, killed or not (default os.TempDir()).
+	SocketDir string
 }
+
+// DefaultResubmitBytes is Config.ResubmitBytes's default: about twenty
+// 32GiB C1 outputs.
+const DefaultResubmitBytes = 1 << 30
 
 // FileChecksum returns the SHA-256 of the file at path, for Config.Checksum.
 func FileChecksum(path string) ([]byte, error) {
@@ -66,10 +79,13 @@ func FileChecksum(path string) ([]byte, error) {
 }
 
 // Client is the host side of a filc2 plugin: it runs the plugin process,
-// restarts it when it dies and offers the Prover API over it. Calls in
-// flight when the plugin dies, and Await or Cancel of jobs submitted to it,
-// answer *UnavailableError (retryable); later calls go to the restarted
-// plugin. A Go sealing host embeds this.
+// restarts it when it dies and offers the Prover API over it. When the
+// plugin dies, the jobs submitted through the Client and not yet answered
+// are resubmitted to the restarted plugin under their ids (resubmit.go), so
+// their Await answers as if nothing happened; a job the Client did not keep
+// (Config.ResubmitBytes) answers a retryable *UnavailableError. A
+// SealCommit2 or Submit in flight is sent once more to the restarted
+// plugin. Shutdown stops it in order. A Go sealing host embeds this.
 type Client struct {
 	cfg Config
 	log hclog.Logger
@@ -79,9 +95,16 @@ type Client struct {
 	ready    chan struct{} // closed when cur is set
 	lastErr  error         // why the plugin is down
 	closed   bool
+	stopping bool // Shutdown or Close began: no new jobs, no restarts
 	gen      uint64
-	jobs     map[JobID]tracked // jobs submitted through this client, not yet awaited to the end
-	restarts atomic.Uint64
+	jobs     map[JobID]*tracked // jobs submitted through this client, not yet awaited to the end
+	seq      uint64             // submission order of jobs
+	kept     int64              // request bytes kept in jobs for resubmission
+	restartT []time.Time        // recent restarts, for Healthy
+
+	restarts    atomic.Uint64
+	resubmitted atomic.Uint64
+	lostJobs    atomic.Uint64
 
 	check chan *instance // instances suspected dead
 	done  chan struct{}  // closed by Close
@@ -90,21 +113,17 @@ type Client struct {
 
 var _ Prover = (*Client)(nil)
 
-// tracked is a job submitted through the Client: to which plugin and when.
-type tracked struct {
-	gen uint64
-	at  time.Time
-}
-
 // instance is one plugin process.
 type instance struct {
 	gen     uint64
 	pc      *goplugin.Client
 	rpc     goplugin.ClientProtocol
+	ec      *endpointClient
 	ep      Endpoint
 	api     ProverStruct
 	closer  jsonrpc.ClientCloser
 	http    *http.Transport
+	dir     string // the private socket directory, removed at shutdown
 	started time.Time
 	dead    chan struct{} // closed when the client knows it is gone
 	once    sync.Once
@@ -142,11 +161,14 @@ func Launch(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.MaxRestartDelay <= 0 {
 		cfg.MaxRestartDelay = 30 * time.Second
 	}
+	if cfg.ResubmitBytes == 0 {
+		cfg.ResubmitBytes = DefaultResubmitBytes
+	}
 	c := &Client{
 		cfg:   cfg,
 		log:   cfg.Logger,
 		ready: make(chan struct{}),
-		jobs:  make(map[JobID]tracked),
+		jobs:  make(map[JobID]*tracked),
 		check: make(chan *instance, 1),
 		done:  make(chan struct{}),
 	}
@@ -173,16 +195,23 @@ func Launch(ctx context.Context, cfg Config) (*Client, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	c.up(s.inst)
+	c.up(s.inst, false)
 	c.super.Add(1)
 	go c.supervise(s.inst)
 	return c, nil
 }
 
-// start runs one plugin process and connects to its endpoint.
+// start runs one plugin process and connects to its endpoint. Its sockets
+// go in a fresh private directory that shutdown removes.
 func (c *Client) start() (*instance, error) {
+	dir, err := os.MkdirTemp(c.cfg.SocketDir, "filc2-plugin-run-")
+	if err != nil {
+		return nil, fmt.Errorf("launching %s: making its socket directory: %w (set Config.SocketDir to a writable directory)", c.cfg.Path, err)
+	}
 	cmd := exec.Command(c.cfg.Path, c.cfg.Args...)
-	cmd.Env = append(os.Environ(), c.cfg.Env...)
+	// go-plugin's server makes its net/rpc socket in $PLUGIN_UNIX_SOCKET_DIR,
+	// and Serve its Prover API socket there too.
+	cmd.Env = append(append(os.Environ(), c.cfg.Env...), goplugin.EnvUnixSocketDir+"="+dir)
 	pc := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  Handshake,
 		Plugins:          goplugin.PluginSet{pluginName: &endpointPlugin{}},
@@ -196,6 +225,7 @@ func (c *Client) start() (*instance, error) {
 	})
 	fail := func(err error) (*instance, error) {
 		pc.Kill()
+		os.RemoveAll(dir)
 		if errors.Is(err, goplugin.ErrChecksumsDoNotMatch) {
 			return nil, fmt.Errorf("launching %s: %w: refusing to run it (rebuilt or replaced since the checksum was taken?)", c.cfg.Path, err)
 		}
@@ -229,7 +259,7 @@ func (c *Client) start() (*instance, error) {
 		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     time.Minute,
 	}
-	inst := &instance{pc: pc, rpc: rpcc, ep: ep, http: tr, started: time.Now(), dead: make(chan struct{})}
+	inst := &instance{pc: pc, rpc: rpcc, ec: ec, ep: ep, http: tr, dir: dir, started: time.Now(), dead: make(chan struct{})}
 	// No timeout on the HTTP client: a proof takes what it takes, and the
 	// caller's context bounds each call.
 	inst.closer, err = jsonrpc.NewMergeClient(context.Background(), "http://filc2-plugin"+RPCPath, Namespace,
@@ -238,6 +268,10 @@ func (c *Client) start() (*instance, error) {
 	if err != nil {
 		return fail(err)
 	}
+	c.mu.Lock()
+	c.gen++
+	inst.gen = c.gen
+	c.mu.Unlock()
 	c.log.Info("plugin started", "pid", ep.PID, "version", ep.Version, "socket", ep.Socket)
 	return inst, nil
 }
@@ -251,22 +285,42 @@ func (in *instance) shutdown() {
 			in.closer()
 		}
 		in.http.CloseIdleConnections()
-		// A plugin killed outright leaves its socket directory.
+		// A plugin killed outright leaves its sockets: go-plugin's and the
+		// Prover API's, in the private directory (or the API's own
+		// directory elsewhere, with the plugin's --socket-dir).
 		if dir := filepath.Dir(in.ep.Socket); strings.HasPrefix(filepath.Base(dir), "filc2-plugin-") {
 			os.Remove(in.ep.Socket)
 			os.Remove(dir)
 		}
+		os.RemoveAll(in.dir)
 	})
 }
 
-// up makes inst the current plugin.
-func (c *Client) up(inst *instance) {
+// up makes inst the current plugin; restarted says it replaces one that
+// died. Jobs cancelled while they were being resubmitted to inst are
+// cancelled there.
+func (c *Client) up(inst *instance, restarted bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	inst.gen = c.gen
 	c.cur, c.lastErr = inst, nil
 	close(c.ready)
+	if restarted {
+		now := time.Now()
+		c.restartT = append(recentRestarts(c.restartT, now), now)
+	}
+	var cancel []JobID
+	for id, t := range c.jobs {
+		if t.gen == inst.gen && t.cancelled {
+			cancel = append(cancel, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range cancel {
+		ctx, done := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := inst.api.Cancel(ctx, id); err != nil {
+			c.log.Warn("cancelling a resubmitted job that was cancelled meanwhile", "job", id, "error", err)
+		}
+		done()
+	}
 }
 
 // down records that inst is gone.
@@ -280,7 +334,9 @@ func (c *Client) down(inst *instance, why error) {
 	close(inst.dead)
 }
 
-// supervise restarts the plugin whenever it dies, until Close.
+// supervise restarts the plugin whenever it dies, until Close, and
+// resubmits the jobs the dead one had before the new one takes calls. A
+// plugin that exits once Shutdown or Close began is not restarted.
 func (c *Client) supervise(inst *instance) {
 	defer c.super.Done()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -300,8 +356,16 @@ func (c *Client) supervise(inst *instance) {
 				continue
 			}
 		}
+		uptime := time.Since(inst.started).Round(time.Millisecond)
+		if c.isStopping() {
+			c.log.Info("the plugin exited during shutdown; not restarting it", "pid", inst.ep.PID, "uptime", uptime)
+			c.down(inst, errors.New("filc2 is shutting down"))
+			inst.shutdown()
+			<-c.done
+			return
+		}
 		why := fmt.Errorf("the plugin (pid %d) died", inst.ep.PID)
-		c.log.Error("plugin died; restarting it", "pid", inst.ep.PID, "uptime", time.Since(inst.started).Round(time.Millisecond))
+		c.log.Error("plugin died; restarting it", "pid", inst.ep.PID, "uptime", uptime)
 		c.down(inst, why)
 		inst.shutdown()
 		if time.Since(inst.started) > time.Minute {
@@ -316,8 +380,12 @@ func (c *Client) supervise(inst *instance) {
 			delay = min(max(2*delay, time.Second), c.cfg.MaxRestartDelay)
 			next, err := c.start()
 			if err == nil {
+				if !c.resubmit(next) {
+					next.shutdown() // closed meanwhile
+					return
+				}
 				c.restarts.Add(1)
-				c.up(next)
+				c.up(next, true)
 				inst = next
 				break
 			}
@@ -404,7 +472,10 @@ func call[R any](ctx context.Context, c *Client, f func(inst *instance) (R, erro
 			c.suspect(inst)
 			select {
 			case <-inst.dead:
-				return zero, inst, &UnavailableError{Msg: fmt.Sprintf("the plugin (pid %d) died during the call; it is being restarted, and its jobs are lost (%v)", inst.ep.PID, err)}
+				if c.isStopping() {
+					return zero, inst, &UnavailableError{Msg: fmt.Sprintf("filc2 shut down the plugin (pid %d) during the call (%v)", inst.ep.PID, err)}
+				}
+				return zero, inst, &UnavailableError{Msg: fmt.Sprintf("the plugin (pid %d) died during the call; it is being restarted (%v)", inst.ep.PID, err)}
 			case <-time.After(time.Second):
 			}
 			return zero, inst, &UnavailableError{Msg: fmt.Sprintf("the call to the plugin (pid %d) failed: %v", inst.ep.PID, err)}
@@ -427,76 +498,89 @@ func clientError(err error) error {
 	return &InternalError{Msg: err.Error()}
 }
 
-// lost returns an *UnavailableError when job id was submitted to a plugin
-// that has since died, and forgets it.
-func (c *Client) lost(id JobID, inst *instance) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t, ok := c.jobs[id]
-	if !ok || t.gen == inst.gen {
+// SealCommit2 implements Prover. A call whose plugin dies under it is sent
+// once more, to the restarted plugin; a second death answers
+// *UnavailableError.
+func (c *Client) SealCommit2(ctx context.Context, sector SectorRef, c1o Commit1Out) (Proof, error) {
+	if err := c.refuseNew(); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		p, inst, err := call(ctx, c, func(in *instance) (Proof, error) { return in.api.SealCommit2(ctx, sector, c1o) })
+		if err != nil && attempt == 0 && ctx.Err() == nil && c.diedUnder(inst, err) {
+			c.resubmitted.Add(1)
+			c.log.Warn("the plugin died during a SealCommit2; sending it to the restarted plugin", "sector", sector.String(), "pid", inst.ep.PID)
+			continue
+		}
+		return p, err
+	}
+}
+
+// Submit implements Prover. The Client keeps the request (up to
+// Config.ResubmitBytes, by reference: do not modify its bytes until Await
+// answered) to resubmit it under its id if the plugin dies.
+func (c *Client) Submit(ctx context.Context, req ProveRequest) (JobID, error) {
+	if err := c.refuseNew(); err != nil {
+		return "", err
+	}
+	for attempt := 0; ; attempt++ {
+		id, inst, err := call(ctx, c, func(in *instance) (JobID, error) { return in.api.Submit(ctx, req) })
+		if err != nil {
+			// The plugin died under the call: its successor has no such job,
+			// so sending it again cannot run it twice.
+			if attempt == 0 && ctx.Err() == nil && c.diedUnder(inst, err) {
+				continue
+			}
+			return "", err
+		}
+		if c.track(id, inst, req) {
+			return id, nil
+		}
+		// The plugin took it and died before the job was tracked, so its
+		// restart did not resubmit it: send it again, under its id.
+		if attempt > 0 {
+			return "", &UnavailableError{Msg: fmt.Sprintf("job %s: the plugin died twice as it was submitted; submit it again", id)}
+		}
+		req.ID = id
+	}
+}
+
+// Await implements Prover. A job whose plugin dies is awaited on the
+// restarted plugin, where it was resubmitted; its answer comes once.
+func (c *Client) Await(ctx context.Context, id JobID) (Result, error) {
+	for {
+		res, inst, err := call(ctx, c, func(in *instance) (Result, error) {
+			if err := c.settled(id, in); err != nil {
+				return Result{}, err
+			}
+			return in.api.Await(ctx, id)
+		})
+		if err != nil && ctx.Err() == nil && c.willResubmit(id, inst) {
+			c.log.Debug("the plugin died with a job being awaited; awaiting it on the restarted plugin", "job", id)
+			continue
+		}
+		if ctx.Err() == nil && !errors.As(err, new(*UnavailableError)) {
+			c.untrack(id) // the job's answer; a lost job answers unavailable once more
+		}
+		return res, err
+	}
+}
+
+// Cancel implements Prover. A job whose plugin died is cancelled here: it is
+// not resubmitted, and its Await answers *CancelledError.
+func (c *Client) Cancel(ctx context.Context, id JobID) error {
+	if c.cancelHere(id, nil) {
 		return nil
 	}
-	delete(c.jobs, id)
-	return &UnavailableError{Msg: fmt.Sprintf("job %s was lost when its plugin died; submit it again", id)}
-}
-
-func (c *Client) track(id JobID, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := time.Now()
-	if len(c.jobs) >= 1<<14 {
-		for k, t := range c.jobs {
-			if now.Sub(t.at) > 24*time.Hour {
-				delete(c.jobs, k)
-			}
-		}
-	}
-	c.jobs[id] = tracked{gen: gen, at: now}
-}
-
-func (c *Client) untrack(id JobID) {
-	c.mu.Lock()
-	delete(c.jobs, id)
-	c.mu.Unlock()
-}
-
-// SealCommit2 implements Prover.
-func (c *Client) SealCommit2(ctx context.Context, sector SectorRef, c1o Commit1Out) (Proof, error) {
-	p, _, err := call(ctx, c, func(in *instance) (Proof, error) { return in.api.SealCommit2(ctx, sector, c1o) })
-	return p, err
-}
-
-// Submit implements Prover.
-func (c *Client) Submit(ctx context.Context, req ProveRequest) (JobID, error) {
-	id, inst, err := call(ctx, c, func(in *instance) (JobID, error) { return in.api.Submit(ctx, req) })
-	if err == nil {
-		c.track(id, inst.gen)
-	}
-	return id, err
-}
-
-// Await implements Prover.
-func (c *Client) Await(ctx context.Context, id JobID) (Result, error) {
-	res, _, err := call(ctx, c, func(in *instance) (Result, error) {
-		if err := c.lost(id, in); err != nil {
-			return Result{}, err
-		}
-		return in.api.Await(ctx, id)
-	})
-	if ctx.Err() == nil && !errors.As(err, new(*UnavailableError)) {
-		c.untrack(id) // the job's answer; a lost job answers unavailable once more
-	}
-	return res, err
-}
-
-// Cancel implements Prover.
-func (c *Client) Cancel(ctx context.Context, id JobID) error {
-	_, _, err := call(ctx, c, func(in *instance) (struct{}, error) {
-		if err := c.lost(id, in); err != nil {
-			return struct{}{}, err
+	_, inst, err := call(ctx, c, func(in *instance) (struct{}, error) {
+		if c.cancelHere(id, in) {
+			return struct{}{}, nil
 		}
 		return struct{}{}, in.api.Cancel(ctx, id)
 	})
+	if err == nil {
+		c.cancelled(id, inst)
+	}
 	return err
 }
 
@@ -518,21 +602,6 @@ func (c *Client) Timeline(ctx context.Context, window time.Duration) (string, er
 	return svg, err
 }
 
-// Healthy reports nil when a plugin is running and answers Version.
-func (c *Client) Healthy(ctx context.Context) error {
-	c.mu.Lock()
-	inst, why := c.cur, c.lastErr
-	c.mu.Unlock()
-	if inst == nil {
-		return &UnavailableError{Msg: fmt.Sprintf("the plugin is not running (%v)", why)}
-	}
-	_, err := inst.api.Version(ctx)
-	if err != nil {
-		return &UnavailableError{Msg: err.Error()}
-	}
-	return nil
-}
-
 // PID is the running plugin's process id, 0 while it is down.
 func (c *Client) PID() int {
 	c.mu.Lock()
@@ -546,31 +615,16 @@ func (c *Client) PID() int {
 // Restarts counts the plugin's restarts.
 func (c *Client) Restarts() uint64 { return c.restarts.Load() }
 
-// Collectors returns the Client's metrics: filc2_plugin_up and
-// filc2_plugin_restarts_total.
-func (c *Client) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "filc2_plugin_up", Help: "1 while the plugin process runs."}, func() float64 {
-			if c.PID() != 0 {
-				return 1
-			}
-			return 0
-		}),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "filc2_plugin_restarts_total", Help: "Restarts of the plugin process."}, func() float64 {
-			return float64(c.Restarts())
-		}),
-	}
-}
-
-// Close stops the plugin (gracefully, then killed after 2 s) and the
-// restarts. Calls after Close answer *UnavailableError.
+// Close stops the plugin at once (gracefully, then killed after 2 s) and the
+// restarts; jobs in flight answer *UnavailableError. Shutdown lets them
+// finish first. Calls after Close answer *UnavailableError.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return nil
 	}
-	c.closed = true
+	c.closed, c.stopping = true, true
 	close(c.done)
 	c.mu.Unlock()
 	c.super.Wait()

@@ -72,12 +72,26 @@ type Endpoint struct {
 // client dials with gorilla's default dialer only, so not over a unix
 // socket. The Prover API needs neither.
 
-// endpointServer is the net/rpc side of the plugin ("Plugin.Endpoint").
-type endpointServer struct{ ep Endpoint }
+// endpointServer is the net/rpc side of the plugin ("Plugin.Endpoint",
+// "Plugin.Drain").
+type endpointServer struct {
+	ep    Endpoint
+	drain func(grace time.Duration) DrainReport
+}
 
 // Endpoint returns the plugin's endpoint.
 func (s *endpointServer) Endpoint(_ struct{}, out *Endpoint) error {
 	*out = s.ep
+	return nil
+}
+
+// Drain stops the plugin's jobs in order before the host closes it: no new
+// ones, those in flight finish for up to grace, the rest are cancelled.
+func (s *endpointServer) Drain(grace time.Duration, out *DrainReport) error {
+	if s.drain == nil {
+		return errNoDrain
+	}
+	*out = s.drain(grace)
 	return nil
 }
 
@@ -91,10 +105,15 @@ func (c *endpointClient) endpoint() (Endpoint, error) {
 }
 
 // endpointPlugin is the go-plugin Plugin of both sides.
-type endpointPlugin struct{ ep Endpoint }
+type endpointPlugin struct {
+	ep    Endpoint
+	drain func(grace time.Duration) DrainReport
+}
 
 // Server implements goplugin.Plugin.
-func (p *endpointPlugin) Server(*goplugin.MuxBroker) (any, error) { return &endpointServer{p.ep}, nil }
+func (p *endpointPlugin) Server(*goplugin.MuxBroker) (any, error) {
+	return &endpointServer{ep: p.ep, drain: p.drain}, nil
+}
 
 // Client implements goplugin.Plugin.
 func (p *endpointPlugin) Client(_ *goplugin.MuxBroker, c *rpc.Client) (any, error) {
@@ -112,7 +131,9 @@ type ServeConfig struct {
 	// JSONFormat on os.Stderr (nil: that, at info).
 	Logger hclog.Logger
 	// SocketDir is where the socket's private directory is made (default
-	// os.TempDir(); a socket path has at most 107 bytes).
+	// $PLUGIN_UNIX_SOCKET_DIR, the private directory the host made for this
+	// process and removes after it, else os.TempDir(); a socket path has at
+	// most 107 bytes).
 	SocketDir string
 	// MaxRequestSize bounds a request (≤ 0: DefaultMaxRequestSize, plus
 	// room for the envelope).
@@ -126,8 +147,12 @@ var ErrNotPlugin = errors.New("filc2 plugin is started by a filc2 host (filc2 se
 // Serve is `filc2 plugin`: it serves the Prover API on a private unix
 // socket, completes the go-plugin handshake (the only line it writes to
 // stdout) and blocks until the host closes the connection, or exits the
-// process when the host goes away without closing it. It returns
-// ErrNotPlugin, before writing anything, when the magic cookie is missing.
+// process when the host goes away without closing it. The host alone
+// decides when the plugin stops: SIGTERM and SIGINT, which a service
+// manager or a terminal sends the host's whole group, are logged and
+// ignored, and the host drains the plugin (Plugin.Drain) before it closes
+// it. It returns ErrNotPlugin, before writing anything, when the magic
+// cookie is missing.
 func Serve(cfg ServeConfig) error {
 	defer cfg.Service.Close()
 	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
@@ -143,7 +168,11 @@ func Serve(cfg ServeConfig) error {
 	}
 	max += 1 << 20 // the host forwards what it accepted, with its own envelope
 
-	dir, err := os.MkdirTemp(cfg.SocketDir, "filc2-plugin-")
+	base := cfg.SocketDir
+	if base == "" {
+		base = os.Getenv(goplugin.EnvUnixSocketDir)
+	}
+	dir, err := os.MkdirTemp(base, "filc2-plugin-")
 	if err != nil {
 		return err
 	}
@@ -165,7 +194,8 @@ func Serve(cfg ServeConfig) error {
 	}
 	token := hex.EncodeToString(tok[:])
 
-	api := NewServer(cfg.Service, cfg.Version)
+	svc := &drainService{Service: cfg.Service}
+	api := NewServer(svc, cfg.Version)
 	mux := http.NewServeMux()
 	mux.Handle(RPCPath, requireToken(token, LimitRequestSize(max, NewRPCServer(api, max))))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -175,7 +205,9 @@ func Serve(cfg ServeConfig) error {
 	cleanup := func() {
 		once.Do(func() {
 			cfg.Service.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			// Short: the host drained us, or is closing without waiting, and
+			// go-plugin kills us 2 s after it closed the connection.
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			srv.Shutdown(ctx)
 			cancel()
 			srv.Close()
@@ -187,15 +219,16 @@ func Serve(cfg ServeConfig) error {
 	// A host that dies leaves our stderr a broken pipe; Go would kill us with
 	// SIGPIPE at the next log line, before the cleanup.
 	signal.Ignore(syscall.SIGPIPE)
-	// SIGTERM (a service manager stopping the host's whole group): clean up
-	// and go. go-plugin already ignores SIGINT, which the host handles.
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM)
+	// SIGTERM and SIGINT reach us with the host when a service manager or
+	// a terminal signals its whole group: the host stops us in order
+	// (drain, then close), and exiting now would fail the jobs in flight
+	// and look like a crash to it. A host that dies is noticed below.
+	term := make(chan os.Signal, 4)
+	signal.Notify(term, syscall.SIGTERM, os.Interrupt)
 	go func() {
-		<-term
-		log.Info("SIGTERM; exiting")
-		cleanup()
-		os.Exit(0)
+		for sig := range term {
+			log.Info("ignoring the signal: the host stops the plugin (it drains it, then closes it)", "signal", sig.String())
+		}
 	}()
 
 	// net/rpc go-plugin servers do not notice a host that died: watch the
@@ -215,7 +248,7 @@ func Serve(cfg ServeConfig) error {
 	log.Info("serving the Prover API", "socket", sock, "pid", ep.PID, "version", cfg.Version)
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig: Handshake,
-		Plugins:         goplugin.PluginSet{pluginName: &endpointPlugin{ep: ep}},
+		Plugins:         goplugin.PluginSet{pluginName: &endpointPlugin{ep: ep, drain: svc.drain}},
 		Logger:          log,
 	})
 	log.Info("the host closed the plugin connection; exiting")
