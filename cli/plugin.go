@@ -177,10 +177,10 @@ func pluginAction(c *ucli.Context) error {
 }
 
 // engineCloseWait bounds how long the plugin waits for its engine to close
-// when the host closed it: less than the 2 s go-plugin gives the plugin to
-// exit before it kills it. The host drained the jobs first; what may be
+// when the host closed it: with Serve's own wind-down, less than the 2 s
+// go-plugin gives the plugin to exit before it kills it. The host drained the jobs first; what may be
 // left is a parameter load, which the process exit ends as well.
-const engineCloseWait = 1200 * time.Millisecond
+const engineCloseWait = time.Second
 
 // closeEngine closes e, waiting at most engineCloseWait.
 func closeEngine(e *engine.Engine, log hclog.Logger) {

@@ -252,8 +252,16 @@ func Serve(cfg ServeConfig) error {
 		Logger:          log,
 	})
 	log.Info("the host closed the plugin connection; exiting")
+	// goplugin.Serve returns as soon as the host's Control.Quit arrives, before
+	// its answer is written: exiting at once would fail the host's Quit, and
+	// go-plugin would take it for a plugin that did not exit gracefully.
+	time.Sleep(quitAnswerDelay)
 	return nil
 }
+
+// quitAnswerDelay is how long Serve waits, once the host closed the
+// connection, for go-plugin's answer to the host to go out.
+const quitAnswerDelay = 250 * time.Millisecond
 
 // checkSocketPath reports a unix socket path that is too long to bind.
 func checkSocketPath(p string) error {
