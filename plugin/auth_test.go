@@ -3,11 +3,13 @@ package plugin_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/filecoin-project/go-jsonrpc/auth"
 	"github.com/golang-jwt/jwt/v5"
@@ -64,5 +66,30 @@ func TestTokens(t *testing.T) {
 	}
 	if _, err := plugin.PermissionsUpTo("sign"); err == nil {
 		t.Fatal("sign is not a filc2 permission")
+	}
+}
+
+// TokenVerifier honours the registered time claims: an expired token and
+// one not valid yet are refused, a current one passes.
+func TestTokenVerifierTimeClaims(t *testing.T) {
+	secret := make([]byte, 32)
+	verify := plugin.TokenVerifier(secret)
+	sign := func(claims jwt.MapClaims) string {
+		claims["Allow"] = []string{"read", "write"}
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	now := time.Now()
+	if _, err := verify(context.Background(), sign(jwt.MapClaims{"exp": now.Add(-time.Second).Unix()})); !errors.Is(err, jwt.ErrTokenExpired) {
+		t.Errorf("expired token: %v, want ErrTokenExpired", err)
+	}
+	if _, err := verify(context.Background(), sign(jwt.MapClaims{"nbf": now.Add(time.Hour).Unix()})); !errors.Is(err, jwt.ErrTokenNotValidYet) {
+		t.Errorf("token not valid yet: %v, want ErrTokenNotValidYet", err)
+	}
+	if perms, err := verify(context.Background(), sign(jwt.MapClaims{"exp": now.Add(time.Hour).Unix()})); err != nil || len(perms) != 2 {
+		t.Errorf("current token: %v %v", perms, err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-jsonrpc/auth"
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/filc2/filc2/plugin"
 	"github.com/filc2/filc2/plugin/plugintest"
@@ -30,21 +31,28 @@ type testServer struct {
 	base   string
 	tokens map[auth.Permission]string
 	bad    string // a token signed with another secret
+	secret []byte
 }
 
 func newTestServer(t *testing.T, prove plugin.ProveFunc, maxRequest int64) *testServer {
+	t.Helper()
+	return newLimitedServer(t, prove, plugin.Limits{MaxRequestSize: maxRequest})
+}
+
+// newLimitedServer is newTestServer with limits.
+func newLimitedServer(t *testing.T, prove plugin.ProveFunc, limits plugin.Limits) *testServer {
 	t.Helper()
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	svc := plugin.NewLocalService(plugin.LocalConfig{Slots: 1, QueueSize: 32, Prove: prove})
 	t.Cleanup(func() { svc.Close() })
 	srv := httptest.NewServer(plugin.NewHandler(plugin.HandlerConfig{
-		Prover:         plugin.NewServer(svc, "test"),
-		Verify:         plugin.TokenVerifier(secret),
-		MaxRequestSize: maxRequest,
+		Prover: plugin.NewServer(svc, "test"),
+		Verify: plugin.TokenVerifier(secret),
+		Limits: limits,
 	}))
 	t.Cleanup(srv.Close)
-	ts := &testServer{url: srv.URL + plugin.RPCPath, base: srv.URL, tokens: map[auth.Permission]string{}}
+	ts := &testServer{url: srv.URL + plugin.RPCPath, base: srv.URL, tokens: map[auth.Permission]string{}, secret: secret}
 	for _, p := range plugin.AllPermissions {
 		perms, _ := plugin.PermissionsUpTo(p)
 		ts.tokens[p], _ = plugin.NewToken(secret, perms)
@@ -351,5 +359,102 @@ func TestTimelineWindowBounded(t *testing.T) {
 	}
 	if svg, err := srv.Timeline(context.Background(), plugin.MaxTimelineWindow); err != nil || svg != "<svg/>" {
 		t.Fatalf("a week: %q, %v", svg, err)
+	}
+}
+
+// metric reads one sample of /metrics (0 when it is absent).
+func metric(t *testing.T, base, sample string) float64 {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			var f float64
+			fmt.Sscan(v, &f)
+			return f
+		}
+	}
+	return 0
+}
+
+// rpcPost posts a JSON-RPC call with the Authorization header auth ("": none)
+// and returns the status.
+func rpcPost(t *testing.T, url, authz, method string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"Filc2.`+method+`","params":[]}`))
+	req.Header.Set("Content-Type", "application/json")
+	if authz != "" {
+		req.Header.Set("Authorization", authz)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// The JWT checks at the HTTP layer: a token signed with another secret, an
+// unsigned one (alg none), an expired one, a malformed one and a header
+// that is not Bearer are each refused with 401 before any method runs, in
+// the header or in ?token=, and counted by reason; a read token cannot
+// Submit; a write token can.
+func TestHandlerTokenRejected(t *testing.T) {
+	var running, peak atomic.Int32
+	ts := newTestServer(t, fakeProof(0, &running, &peak), 0)
+	b64 := base64.RawURLEncoding.EncodeToString
+	none := b64([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + b64([]byte(`{"Allow":["read","write","admin"]}`)) + "."
+	expired, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"Allow": []string{"read", "write"},
+		"exp": time.Now().Add(-time.Minute).Unix()}).SignedString(ts.secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, authz, reason string }{
+		{"wrong secret", "Bearer " + ts.bad, "signature"},
+		{"alg none", "Bearer " + none, "signature"},
+		{"expired", "Bearer " + expired, "expired"},
+		{"not a JWT", "Bearer not.a.jwt", "malformed"},
+		{"not Bearer", "Basic " + ts.tokens[plugin.PermAdmin], "header"},
+	}
+	for _, c := range cases {
+		for _, method := range []string{"Version", "Submit"} {
+			if code := rpcPost(t, ts.url, c.authz, method); code != http.StatusUnauthorized {
+				t.Errorf("%s calling %s: %d, want 401", c.name, method, code)
+			}
+		}
+		if c.reason != "header" { // the same token in the URL
+			tok := strings.TrimPrefix(c.authz, "Bearer ")
+			if code := rpcPost(t, ts.url+"?token="+tok, "", "Version"); code != http.StatusUnauthorized {
+				t.Errorf("%s in ?token=: %d, want 401", c.name, code)
+			}
+		}
+	}
+	want := map[string]float64{"signature": 6, "expired": 3, "malformed": 3, "header": 2}
+	for reason, n := range want {
+		if got := metric(t, ts.base, `filc2_auth_rejected_total{reason="`+reason+`"}`); got != n {
+			t.Errorf("filc2_auth_rejected_total{reason=%q} = %v, want %v", reason, got, n)
+		}
+	}
+	// Over the typed client: 401 too, for the wrong secret and alg none.
+	ctx := context.Background()
+	for _, tok := range []string{ts.bad, none, expired} {
+		if _, err := dial(t, ts.url, bearer(tok)).Version(ctx); err == nil || !strings.Contains(err.Error(), "401") {
+			t.Errorf("client with token %.12q: %v, want 401", tok, err)
+		}
+	}
+	// A read token may not Submit (write); a write token may.
+	var pe *plugin.PermissionError
+	if _, err := dial(t, ts.url, bearer(ts.tokens[plugin.PermRead])).Submit(ctx, plugin.ProveRequest{}); !errors.As(err, &pe) || pe.Need != plugin.PermWrite {
+		t.Fatalf("Submit with a read token: %v", err)
+	}
+	a, _ := plugintest.Sealed(t)
+	id, err := dial(t, ts.url, bearer(ts.tokens[plugin.PermWrite])).Submit(ctx, plugin.ProveRequest{ID: "ok", Sector: plugintest.Sector(1), Commit1Out: a})
+	if err != nil || id != "ok" {
+		t.Fatalf("Submit with a write token: %q %v", id, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -107,51 +108,118 @@ const MaxDiscard = 4 << 30
 // LimitRequestSize answers a JSON-RPC POST larger than max with a
 // *BadInputError (with the request's id, read from the start of the body,
 // so that go-jsonrpc clients match it) instead of go-jsonrpc's untyped parse
-// error with no id. A body of unknown length is buffered up to max.
-// Websocket upgrades pass untouched: go-jsonrpc v0.10.0 does not bound
-// websocket messages, so there only ParseRequest's MaxC1Size applies.
+// error with no id. A body of unknown length (chunked) is streamed to next
+// and refused when it crosses max, not buffered first. A websocket's
+// messages are bounded by max too (the connection closes on a larger one).
 func LimitRequestSize(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade") {
-			next.ServeHTTP(w, r)
+		if isWebsocket(r) {
+			next.ServeHTTP(&wsLimitWriter{ResponseWriter: w, limit: max}, r)
 			return
 		}
-		if r.ContentLength >= 0 && r.ContentLength <= max {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if r.ContentLength > max {
-			prefix := make([]byte, 64<<10)
-			n, _ := io.ReadFull(r.Body, prefix)
-			tooLarge(w, r, prefix[:n], fmt.Sprintf("%d bytes", r.ContentLength), max)
-			return
-		}
-		// Unknown length (chunked): buffer up to the limit.
-		var buf bytes.Buffer
-		n, err := buf.ReadFrom(io.LimitReader(r.Body, max+1))
-		if err != nil {
-			http.Error(w, "reading request: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		if n > max {
-			tooLarge(w, r, buf.Bytes(), fmt.Sprintf("over %d bytes", max), max)
-			return
-		}
-		r.Body = io.NopCloser(&buf)
-		r.ContentLength = n
-		next.ServeHTTP(w, r)
+		serveBounded(w, r, next, max, MaxDiscard, "a C1 output may have at most "+fmt.Sprint(MaxC1Size)+" bytes")
 	})
 }
 
-// tooLarge drops the rest of an oversized request and answers it with a
-// *BadInputError carrying the id found at the start of its body.
-func tooLarge(w http.ResponseWriter, r *http.Request, start []byte, size string, max int64) {
+// isWebsocket reports whether r asks for a websocket upgrade, the test
+// go-jsonrpc's server applies.
+func isWebsocket(r *http.Request) bool {
+	return strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")
+}
+
+// errBodyTooLarge is a boundedBody's read error past its limit.
+var errBodyTooLarge = errors.New("request body over the size limit")
+
+// serveBounded serves next with r's body bounded to max bytes. A POST
+// declaring more is answered at once (tooLarge); one that turns out larger
+// while next reads it (chunked) makes the read fail, next's answer is
+// dropped and tooLarge answers instead. At most discard bytes of a refused
+// body are read and dropped so that the client sees the answer; beyond them
+// the connection is closed. It returns the status next wrote (0: none) and
+// whether the body was refused.
+func serveBounded(w http.ResponseWriter, r *http.Request, next http.Handler, max, discard int64, hint string) (status int, refused bool) {
+	if r.Method == http.MethodPost && r.ContentLength > max {
+		prefix := make([]byte, min(64<<10, max))
+		n, _ := io.ReadFull(r.Body, prefix)
+		tooLarge(w, r, prefix[:n], fmt.Sprintf("%d bytes", r.ContentLength), max, discard, hint)
+		return 0, true
+	}
+	body := &boundedBody{ReadCloser: r.Body, max: max}
+	r.Body = body
+	rw := &boundedWriter{ResponseWriter: w, body: body}
+	next.ServeHTTP(rw, r)
+	if body.over {
+		r.Body = body.ReadCloser // the rest is discarded from the connection
+		tooLarge(w, r, body.prefix, fmt.Sprintf("over %d bytes", max), max, discard, hint)
+		return 0, true
+	}
+	return rw.status, false
+}
+
+// boundedBody fails a read that takes it past max bytes, keeping the first
+// 64 KiB (where the request's id is).
+type boundedBody struct {
+	io.ReadCloser
+	max    int64
+	n      int64
+	prefix []byte
+	over   bool
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.over {
+		return 0, errBodyTooLarge
+	}
+	n, err := b.ReadCloser.Read(p)
+	if keep := min(n, 64<<10-len(b.prefix)); keep > 0 {
+		b.prefix = append(b.prefix, p[:keep]...)
+	}
+	b.n += int64(n)
+	if b.n > b.max {
+		b.over = true
+		return 0, errBodyTooLarge
+	}
+	return n, err
+}
+
+// boundedWriter drops what the handler writes once its body was refused,
+// and records the status it wrote.
+type boundedWriter struct {
+	http.ResponseWriter
+	body   *boundedBody
+	status int
+}
+
+func (w *boundedWriter) WriteHeader(code int) {
+	if w.body.over {
+		return
+	}
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *boundedWriter) Write(b []byte) (int, error) {
+	if w.body.over {
+		return len(b), nil
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// tooLarge drops the rest of an oversized request (up to discard bytes)
+// and answers it with a *BadInputError carrying the id found at the start
+// of its body.
+func tooLarge(w http.ResponseWriter, r *http.Request, start []byte, size string, max, discard int64, hint string) {
 	id := requestID(start)
-	if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, MaxDiscard)); d == MaxDiscard {
+	if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, discard)); d == discard {
 		w.Header().Set("Connection", "close")
 	}
 	writeRPCError(w, http.StatusBadRequest, id, &BadInputError{Field: "request",
-		Msg: fmt.Sprintf("%s, over the limit of %d bytes (a C1 output may have at most %d bytes)", size, max, MaxC1Size)})
+		Msg: fmt.Sprintf("%s, over the limit of %d bytes (%s)", size, max, hint)})
 }
 
 // requestID reads the "id" of a JSON-RPC request from the start of its

@@ -701,13 +701,11 @@ func (w *Worker) RPCHandler() http.Handler {
 	verify := func(ctx context.Context, token string) ([]auth.Permission, error) {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		perms, err := w.miner.AuthVerify(ctx, token)
-		if err != nil {
-			w.log.Warn("the miner did not verify a token presented to the worker API", "error", err)
-		}
-		return perms, err
+		return w.miner.AuthVerify(ctx, token)
 	}
-	return plugin.LimitRequestSize(w.cfg.MaxRequestSize, &auth.Handler{Verify: verify, Next: srv.ServeHTTP})
+	// The token is checked before the body is read (and never taken from a
+	// form body); refused tokens are logged at most once per 10 s.
+	return plugin.NewTokenAuth(verify, nil, w.log).Wrap(plugin.LimitRequestSize(w.cfg.MaxRequestSize, http.HandlerFunc(srv.ServeHTTP)))
 }
 
 // plainErrors makes the function fields of *fields return their errors as

@@ -66,7 +66,7 @@ type RemoteCommit2Config struct {
 //	500  the proof failed on the prover's side
 //
 // lotus sends no Authorization header to this endpoint, so its URL carries
-// the token: http://HOST:PORT/remote-commit2?token=TOKEN (auth.Handler
+// the token: http://HOST:PORT/remote-commit2?token=TOKEN (plugin.TokenAuth
 // reads ?token=).
 func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 	max := cfg.MaxRequestSize
@@ -152,8 +152,8 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 		w.WriteHeader(http.StatusOK)
 		w.Write(proof)
 	}
-	authed := &auth.Handler{Verify: cfg.Verify, Next: h}
-	// The method and size come first: auth.Handler may parse a form body.
+	// The token comes from the header or the URL, never from a form body.
+	authed := plugin.NewTokenAuth(cfg.Verify, cfg.Registry, log).Wrap(http.HandlerFunc(h))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
