@@ -35,6 +35,10 @@ const defaultSoakFaults = "section=rate:0.02,corrupt=rate:0.02"
 // soakMiner is the miner of the sectors a soak seals.
 const soakMiner = 1000
 
+// serveStopWait is how long serve may take to exit on SIGTERM: its own
+// 30 s for the jobs in flight, then the plugin's exit.
+const serveStopWait = time.Minute
+
 func benchSoakCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "soak",
@@ -63,7 +67,8 @@ func benchSoakCommand() *ucli.Command {
 			"                    gone, or Submit kept answering unavailable\n" +
 			"  failed            a final error: every attempt of a partition failed, or an unexpected answer\n" +
 			"  invalid_returned  a proof that does not verify (must be 0)\n" +
-			"  lost              no final answer by the end of --grace after --duration, or the server forgot the job\n" +
+			"  lost              no final answer by the end of --grace after --duration (by default the larger of 2\n" +
+			"                    minutes and 3 × the slowest job so far), or the server forgot the job\n" +
 			"                    without saying it failed retryably (must be 0)\n" +
 			"duplicates (must be 0) counts second final answers for one job: each completed job is awaited once more\n" +
 			"and must answer the same proof (or that it is no longer known). misrouted counts answers for another id.\n" +
@@ -86,14 +91,14 @@ func benchSoakCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "clients", Usage: "clients, each with one job in flight", Value: 4},
 			&ucli.StringFlag{Name: "params", Usage: "directory with the StackedDrg2KiBV1_1 .params and .vk (filc2 setup makes test ones)",
 				Value: paramcache.DefaultDir, EnvVars: []string{paramcache.EnvDir}},
-			&ucli.DurationFlag{Name: "kill-every", Usage: "SIGKILL the plugin process this often (0: never)", Value: time.Minute},
+			&ucli.DurationFlag{Name: "kill-every", Usage: "SIGKILL the plugin process this often (0: never)", Value: 2 * time.Minute},
 			&ucli.StringFlag{Name: "faults", Usage: "the plugin's fault spec (internal/fault; \"\": none)", Value: defaultSoakFaults},
 			&ucli.Float64Flag{Name: "cancel-rate", Usage: "fraction of jobs cancelled shortly after submission", Value: 0.05},
 			&ucli.Float64Flag{Name: "expire-rate", Usage: "fraction of jobs sent as SealCommit2 with a deadline too short to finish", Value: 0.05},
 			&ucli.Float64Flag{Name: "junk-rate", Usage: "junk requests per job (2.5: two, and a third half the time)", Value: 0.1},
 			&ucli.IntFlag{Name: "sectors", Usage: "2KiB sectors sealed here, proved in turn", Value: 4},
 			&ucli.Uint64Flag{Name: "seed", Usage: "seed of the clients' choices (job kinds, sectors, delays)", Value: 1},
-			&ucli.DurationFlag{Name: "grace", Usage: "how long jobs still in flight at the end may take to answer", Value: 2 * time.Minute},
+			&ucli.DurationFlag{Name: "grace", Usage: "how long jobs still in flight at the end may take to answer (0: the larger of 2 minutes and 3 × the slowest job so far)"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the report as one JSON object"},
 		},
 		OnUsageError: onUsageError,
@@ -113,8 +118,8 @@ type soakPlan struct {
 	JunkRate   float64
 	Sectors    int
 	Seed       uint64
-	Grace      time.Duration
-	Binary     string // the filc2 binary serve runs from (default: this one)
+	Grace      time.Duration // 0: soakGrace of the slowest job
+	Binary     string        // the filc2 binary serve runs from (default: this one)
 	// NoWarmup skips the warm-up job (tests): the clients' first jobs load
 	// the parameters, and the start RSS is taken before them.
 	NoWarmup bool
@@ -145,8 +150,8 @@ func (pl soakPlan) check() error {
 		return fmt.Errorf("--sectors %d: want at least 1", pl.Sectors)
 	case pl.KillEvery < 0:
 		return fmt.Errorf("--kill-every %v: want 0 (never) or a positive duration", pl.KillEvery)
-	case pl.Grace <= 0:
-		return fmt.Errorf("--grace %v: want a positive duration", pl.Grace)
+	case pl.Grace < 0:
+		return fmt.Errorf("--grace %v: want 0 (the larger of 2 minutes and 3 × the slowest job) or a positive duration", pl.Grace)
 	case pl.Params == "":
 		return errors.New("--params is empty: give the directory with the StackedDrg2KiBV1_1 .params and .vk")
 	}
@@ -235,6 +240,9 @@ type soakReport struct {
 	PluginRSSStart int64 `json:"plugin_rss_start_bytes"`
 	PluginRSSEnd   int64 `json:"plugin_rss_end_bytes"`
 	PluginRSSPeak  int64 `json:"plugin_rss_peak_bytes"`
+	// PluginRSSLifetimes is the largest RSS seen of each plugin process, in
+	// order (a kill starts the next): a plateau, or growth within one.
+	PluginRSSLifetimes []int64 `json:"plugin_rss_lifetimes_bytes"`
 
 	// The faults injected and what the server did about them.
 	PluginKills       int64   `json:"plugin_kills"`
@@ -382,7 +390,7 @@ func runSoak(ctx context.Context, pl soakPlan, log io.Writer) (*soakReport, erro
 		keep = true
 		return nil, err
 	}
-	defer srv.stop(30 * time.Second) // on the early returns below
+	defer srv.stop(serveStopWait) // on the early returns below
 	say("serve (pid %d) at %s, faults %q, its log in %s", srv.pid(), srv.url, pl.Faults, srv.logPath)
 
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4*pl.Clients + 8, IdleConnTimeout: time.Minute}}
@@ -406,7 +414,7 @@ func runSoak(ctx context.Context, pl soakPlan, log io.Writer) (*soakReport, erro
 		keep = true
 		return nil, fmt.Errorf("%w (serve's log: %s)", err, srv.logPath)
 	}
-	if err := srv.stop(30 * time.Second); err != nil {
+	if err := srv.stop(serveStopWait); err != nil {
 		rep.ServeExit = err.Error()
 	} else {
 		rep.ServeExit = "ok"
@@ -442,6 +450,13 @@ func printSoak(w io.Writer, r *soakReport) {
 	row("RSS start", mib(r.RSSStart), fmt.Sprintf("serve %s + plugin %s, after the warm-up", mib(r.ServeRSSStart), mib(r.PluginRSSStart)))
 	row("RSS end", mib(r.RSSEnd), fmt.Sprintf("serve %s + plugin %s (peaks: serve %s, plugin %s; each kill restarts the plugin)",
 		mib(r.ServeRSSEnd), mib(r.PluginRSSEnd), mib(r.ServeRSSPeak), mib(r.PluginRSSPeak)))
+	if len(r.PluginRSSLifetimes) > 1 {
+		var ls []string
+		for _, b := range r.PluginRSSLifetimes {
+			ls = append(ls, mib(b))
+		}
+		row("plugin RSS", strings.Join(ls, ", "), "the peak of each plugin lifetime, in order")
+	}
 	row("plugin kills", r.PluginKills, fmt.Sprintf("%d restarts, %d crashes, %d not recovered; back within %.0f ms at worst",
 		r.PluginRestarts, r.PluginCrashes, r.PluginUnrecovered, r.RestartMaxMS))
 	row("resubmitted", r.Resubmitted, fmt.Sprintf("jobs the host gave again to a restarted plugin (%d it could not)", r.HostJobsLost))

@@ -53,13 +53,16 @@ type soak struct {
 	latencies []time.Duration       // of completed jobs
 	problems  map[string]bool       // the kinds already in rep.Problems
 	lives     map[int]engine.Totals // per plugin pid: the last engine totals seen
+	peaks     map[int]int64         // per plugin pid: its largest RSS seen
+	pids      []int                 // the plugin pids, in the order seen
 	pluginPID int                   // the last plugin pid Status gave
 }
 
 func newSoak(pl soakPlan, api *plugin.ProverStruct, hc *http.Client, srv *soakServe, token string, sectors []soakSector,
 	pvk *groth16.PreparedVerifyingKey, rep *soakReport, say func(string, ...any)) *soak {
 	return &soak{pl: pl, api: api, hc: hc, srv: srv, token: token, sectors: sectors, pvk: pvk, rep: rep, say: say,
-		finals: make(map[plugin.JobID]int), problems: make(map[string]bool), lives: make(map[int]engine.Totals)}
+		finals: make(map[plugin.JobID]int), problems: make(map[string]bool), lives: make(map[int]engine.Totals),
+		peaks: make(map[int]int64)}
 }
 
 // problem keeps the first message of each kind for the report.
@@ -124,6 +127,25 @@ func (s *soak) typical() time.Duration {
 	slices.Sort(recent)
 	return max(recent[len(recent)/2], 50*time.Millisecond)
 }
+
+// grace is the plan's grace period, or else soakGrace of the slowest job
+// so far, the warm-up included.
+func (s *soak) grace() time.Duration {
+	if s.pl.Grace > 0 {
+		return s.pl.Grace
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slowest := time.Duration(s.rep.WarmupMS * float64(time.Millisecond))
+	for _, d := range s.latencies {
+		slowest = max(slowest, d)
+	}
+	return soakGrace(slowest)
+}
+
+// soakGrace is the default grace period after the slowest job: 3 times it,
+// at least 2 minutes.
+func soakGrace(slowest time.Duration) time.Duration { return max(2*time.Minute, 3*slowest) }
 
 // verify checks a proof returned for sec.
 func (s *soak) verify(sec soakSector, proof []byte) error {
@@ -229,8 +251,22 @@ func (s *soak) run(ctx context.Context) error {
 	end := start.Add(s.pl.Duration)
 	runCtx, cancelRun := context.WithDeadline(base, end)
 	defer cancelRun()
-	graceCtx, cancelGrace := context.WithDeadline(base, end.Add(s.pl.Grace))
+	// The grace period starts when the submissions end; by default its length
+	// follows the slowest job until then.
+	graceCtx, cancelGrace := context.WithCancel(base)
 	defer cancelGrace()
+	go func() {
+		select {
+		case <-runCtx.Done():
+		case <-graceCtx.Done():
+			return
+		}
+		g := s.grace()
+		s.say("submissions over; jobs in flight have %v to answer", g.Round(time.Second))
+		t := time.AfterFunc(g, cancelGrace)
+		<-graceCtx.Done()
+		t.Stop()
+	}()
 	bgCtx, stopBG := context.WithCancel(base)
 
 	s.say("%s for %v: cancel %.2f, expire %.2f, junk %.2f per job, a plugin kill every %v",
@@ -300,6 +336,10 @@ func (s *soak) finishReport(ctx context.Context) {
 		r.EngineJobsFailed += t.Failed
 	}
 	lat := slices.Clone(s.latencies)
+	r.PluginRSSLifetimes = nil
+	for _, p := range s.pids {
+		r.PluginRSSLifetimes = append(r.PluginRSSLifetimes, s.peaks[p])
+	}
 	s.mu.Unlock()
 	r.ServeRSSEnd, r.PluginRSSEnd = rssBytes(s.srv.pid()), rssBytes(pid)
 	r.RSSEnd = r.ServeRSSEnd + r.PluginRSSEnd
@@ -354,6 +394,10 @@ func (s *soak) observe(st plugin.Status) {
 		s.lives[st.PID] = st.Engine.Totals
 	}
 	s.pluginPID = st.PID
+	if _, seen := s.peaks[st.PID]; !seen {
+		s.pids = append(s.pids, st.PID)
+	}
+	s.peaks[st.PID] = max(s.peaks[st.PID], plug)
 	s.rep.ServeRSSPeak = max(s.rep.ServeRSSPeak, serve)
 	s.rep.PluginRSSPeak = max(s.rep.PluginRSSPeak, plug)
 }

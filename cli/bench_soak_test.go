@@ -18,14 +18,15 @@ import (
 // accounted for, none lost, no invalid proof, no duplicate answer, and serve
 // stops cleanly. A 2KiB proof takes about 25 s on 2 cores, so one client
 // and one kill (at 8 s; the next would come after the 12 s of submissions)
-// let the job it interrupted finish within the grace period: about a minute.
+// let the job it interrupted finish within the grace period: about a minute
+// (the grace is generous for machines loaded by other tests).
 func TestBenchSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a soak of real 2KiB proofs takes about a minute on 2 cores")
 	}
 	pl := soakPlan{Duration: 12 * time.Second, Clients: 1, Params: plugintest.Params(t), KillEvery: 8 * time.Second,
 		Faults: "section=1,corrupt=rate:0.05,seed=3", CancelRate: 0.2, ExpireRate: 0.2, JunkRate: 3, Sectors: 2, Seed: 5,
-		Grace: 3 * time.Minute, Binary: plugintest.Binary(t), NoWarmup: true}
+		Grace: 10 * time.Minute, Binary: plugintest.Binary(t), NoWarmup: true}
 	if err := pl.check(); err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +62,9 @@ func TestBenchSoak(t *testing.T) {
 	}
 	if rep.P50MS <= 0 || rep.P99MS < rep.P50MS || rep.RSSStart <= 0 || rep.RSSEnd <= 0 || rep.PluginRSSPeak < rep.PluginRSSEnd {
 		t.Errorf("latency or RSS figures missing: p50 %v p99 %v, RSS %d → %d, plugin peak %d", rep.P50MS, rep.P99MS, rep.RSSStart, rep.RSSEnd, rep.PluginRSSPeak)
+	}
+	if len(rep.PluginRSSLifetimes) != int(rep.PluginRestarts)+1 {
+		t.Errorf("plugin RSS of %d lifetimes, want one per restart and the first: %v", len(rep.PluginRSSLifetimes), rep.PluginRSSLifetimes)
 	}
 	var text bytes.Buffer
 	printSoak(&text, rep)
@@ -135,6 +139,15 @@ func TestSoakVerdict(t *testing.T) {
 		"junk_requests", "partitions_retried"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("the JSON report has no %q: %s", k, b)
+		}
+	}
+}
+
+func TestSoakGrace(t *testing.T) {
+	for slowest, want := range map[time.Duration]time.Duration{0: 2 * time.Minute, 30 * time.Second: 2 * time.Minute,
+		time.Minute: 3 * time.Minute, 3 * time.Minute: 9 * time.Minute} {
+		if got := soakGrace(slowest); got != want {
+			t.Errorf("soakGrace(%v) = %v, want %v", slowest, got, want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,6 +15,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 	"google.golang.org/grpc"
 
+	"github.com/filc2/filc2/engine"
 	"github.com/filc2/filc2/plugin"
 	"github.com/filc2/filc2/plugin/curio"
 	"github.com/filc2/filc2/plugin/lotus"
@@ -28,28 +28,39 @@ const defaultListen = "127.0.0.1:9830"
 const apiFile = "api"
 
 func serveCommand() *ucli.Command {
+	def := engine.DefaultConfig().Serve
 	return &ucli.Command{
 		Name:  "serve",
 		Usage: "serve the Prover API (JSON-RPC over HTTP and websocket) from a go-plugin prover subprocess",
 		Description: "Runs `filc2 plugin` from this very binary (its SHA-256 checked at every start) and restarts it if it\n" +
 			"dies, resubmitting the jobs in flight to it; on SIGTERM or SIGINT it takes no new jobs, lets those in flight\n" +
 			"finish for --shutdown-grace, cancels the rest and stops the plugin (which ignores the signals). Serves:\n" +
-			"  /rpc/v0   JSON-RPC, namespace Filc2 (SealCommit2, Submit, Await, Cancel, Status, Version), over HTTP POST\n" +
-			"            and websocket, with lotus-style JWT auth (Authorization: Bearer TOKEN): without a token, read\n" +
-			"            (Status, Version); proving needs write. Tokens: filc2 auth create-token --perm write.\n" +
+			"  /rpc/v0   JSON-RPC, namespace Filc2 (SealCommit2, Submit, Await, Cancel, Status, Version, Timeline), over\n" +
+			"            HTTP POST and websocket, with lotus-style JWT auth (Authorization: Bearer TOKEN, or ?token=):\n" +
+			"            without a token, read (Status, Version, Timeline); proving needs write. Tokens: filc2 auth\n" +
+			"            create-token --perm write. A bad token is answered 401 before the body is read; a caller\n" +
+			"            without write may send 1 MiB, one with write a 64GiB C1 output.\n" +
 			"  /remote-commit2  lotus's RemoteCommit2Endpoint: POST {Sector, ProofType, Commit1Out} JSON, answered with the\n" +
 			"            raw proof bytes; needs write: lotus sends no header, so put the token in the URL (?token=TOKEN)\n" +
 			"  /healthz  200 ok while the prover is well; 503 while it is down, restarting, shutting down or crash-looping\n" +
-			"  /metrics  Prometheus\n" +
+			"  /metrics, /debug/timeline.svg  Prometheus and the engine's recent timeline, without a token: on\n" +
+			"            --metrics-listen when given, else beside the API\n" +
 			"--listen is a loopback HOST:PORT (the default), another address (tokens then travel unencrypted: put TLS in\n" +
-			"front), or unix:///PATH. The URL is written to $" + plugin.EnvHome + "/api (default ~/.filc2/api) while serving.\n" +
+			"front), or unix:///PATH (made owner and group only). The URL is written to $" + plugin.EnvHome + "/api\n" +
+			"(default ~/.filc2/api) while serving. Connections, websockets, slow bodies and idle connections are\n" +
+			"bounded ([serve] in --config; filc2 config default explains each).\n" +
 			"--grpc-listen ADDR also serves the cuzk.v1.ProvingEngine gRPC service that curio's [Cuzk] Address client\n" +
-			"calls (Prove, SubmitProof, AwaitProof, CancelProof, GetStatus, GetMetrics; POREP_SEAL_COMMIT only). It has\n" +
-			"no authentication: keep it on loopback, a unix socket, or a firewalled network. See docs/.",
+			"calls (Prove, SubmitProof, AwaitProof, CancelProof, GetStatus, GetMetrics). It has no authentication: it\n" +
+			"listens on loopback or a unix socket unless --grpc-allow-remote is given (then firewall it). See docs/.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "listen", Usage: "HOST:PORT or unix:///PATH", Value: defaultListen},
-			&ucli.StringFlag{Name: "grpc-listen", Usage: "also serve curio's cuzk ProvingEngine gRPC service here (HOST:PORT or unix:///PATH; no authentication); off when empty"},
-			&ucli.DurationFlag{Name: "shutdown-grace", Usage: "on SIGTERM or SIGINT, how long jobs in flight may still finish before they are cancelled (keep it under systemd's TimeoutStopSec, 90 s by default)", Value: plugin.DefaultShutdownGrace},
+			&ucli.StringFlag{Name: "listen", Usage: "HOST:PORT or unix:///PATH", DefaultText: "[serve] listen, else " + def.Listen},
+			&ucli.StringFlag{Name: "metrics-listen", Usage: "serve /metrics, /debug/timeline.svg and /healthz here instead of beside the API (HOST:PORT or unix:///PATH)",
+				DefaultText: "[serve] metrics_listen, else beside the API"},
+			&ucli.StringFlag{Name: "grpc-listen", Usage: "also serve curio's cuzk ProvingEngine gRPC service here (HOST:PORT or unix:///PATH; no authentication)",
+				DefaultText: "[serve] grpc_listen, else off"},
+			&ucli.BoolFlag{Name: "grpc-allow-remote", Usage: "let --grpc-listen be an address beyond loopback (it has no authentication: firewall it to the curio hosts)"},
+			&ucli.DurationFlag{Name: "shutdown-grace", Usage: "on SIGTERM or SIGINT, how long jobs in flight may still finish before they are cancelled (keep it under systemd's TimeoutStopSec, 90 s by default)",
+				DefaultText: "[serve] shutdown_grace, else " + def.ShutdownGrace.String()},
 		}, proverFlags()...),
 		OnUsageError: onUsageError,
 		Action:       serveAction,
@@ -65,6 +76,11 @@ func serveAction(c *ucli.Context) error {
 	if _, err := backendFor(c.String("backend")); err != nil {
 		return usageError(err)
 	}
+	set, err := serveSettingsOf(c)
+	if err != nil {
+		return err
+	}
+	quietJSONRPC()
 	home, err := plugin.Home()
 	if err != nil {
 		return err
@@ -73,15 +89,21 @@ func serveAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, url, err := listen("--listen", c.String("listen"), log)
+	ln, url, err := listen("--listen", set.listen, log)
 	if err != nil {
 		return usageError(err)
 	}
 	defer ln.Close()
-
+	var metricsLn net.Listener
+	if set.metricsListen != "" {
+		if metricsLn, _, err = listen("--metrics-listen", set.metricsListen, hclog.NewNullLogger()); err != nil {
+			return usageError(err)
+		}
+		defer metricsLn.Close()
+	}
 	var grpcLn net.Listener
-	if addr := c.String("grpc-listen"); addr != "" {
-		if grpcLn, err = listenGRPC(addr, log); err != nil {
+	if set.grpcListen != "" {
+		if grpcLn, err = listenGRPC(set.grpcListen, set.grpcAllowRemote, log); err != nil {
 			return usageError(err)
 		}
 		defer grpcLn.Close()
@@ -97,6 +119,14 @@ func serveAction(c *ucli.Context) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(client.Collectors()...)
 	verify := plugin.TokenVerifier(secret)
+	faces := plugin.NewHandlers(plugin.HandlerConfig{
+		Prover:   client,
+		Verify:   verify,
+		Healthy:  client.Healthy,
+		Registry: reg,
+		Limits:   set.limits,
+		Logger:   log.Named("rpc"),
+	})
 	mux := http.NewServeMux()
 	mux.Handle(lotus.RemoteCommit2Path, lotus.NewRemoteCommit2Handler(lotus.RemoteCommit2Config{
 		Prover:   client,
@@ -104,21 +134,27 @@ func serveAction(c *ucli.Context) error {
 		Registry: reg,
 		Logger:   log.Named("remote-commit2"),
 	}))
-	mux.Handle("/", plugin.NewHandler(plugin.HandlerConfig{
-		Prover:   client,
-		Verify:   verify,
-		Healthy:  client.Healthy,
-		Registry: reg,
-	}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 2)
-	go func() { served <- srv.Serve(ln) }()
+	mux.Handle("/", faces.API)
+	if metricsLn == nil {
+		mux.Handle("GET /metrics", faces.Diagnostics)
+		mux.Handle("GET /debug/timeline.svg", faces.Diagnostics)
+	}
+	srv := plugin.NewHTTPServer(mux, set.limits)
+	served := make(chan error, 3)
+	go func() { served <- srv.Serve(plugin.LimitListener(ln, set.limits, reg)) }()
+	var msrv *http.Server
+	if metricsLn != nil {
+		msrv = plugin.NewHTTPServer(faces.Diagnostics, set.limits)
+		go func() { served <- msrv.Serve(plugin.LimitListener(metricsLn, plugin.Limits{MaxConnections: 16}, nil)) }()
+		defer msrv.Close()
+		log.Info("serving /metrics, /debug/timeline.svg and /healthz", "listen", set.metricsListen)
+	}
 	var gsrv *grpc.Server
 	if grpcLn != nil {
 		gsrv = curio.NewGRPCServer(curio.NewService(curio.Config{Prover: client, Gatherer: reg, Logger: log.Named("cuzk")}))
 		go func() { served <- gsrv.Serve(grpcLn) }()
 		defer gsrv.Stop()
-		log.Info("serving the cuzk ProvingEngine gRPC service (curio's [Cuzk] Address)", "listen", c.String("grpc-listen"))
+		log.Info("serving the cuzk ProvingEngine gRPC service (curio's [Cuzk] Address)", "listen", set.grpcListen)
 	}
 
 	api := filepath.Join(home, apiFile)
@@ -134,13 +170,12 @@ func serveAction(c *ucli.Context) error {
 	case <-ctx.Done():
 	}
 	// Stop in order: no new connections or jobs; the jobs in flight get
-	// --shutdown-grace to finish and their callers their answers; what is
+	// the grace period to finish and their callers their answers; what is
 	// left is cancelled; then the plugin is closed, idle, and the servers.
-	grace := c.Duration("shutdown-grace")
-	log.Info("shutting down: no new jobs; jobs in flight may finish", "grace", grace)
+	log.Info("shutting down: no new jobs; jobs in flight may finish", "grace", set.grace)
 	httpDone, grpcDone := make(chan struct{}), make(chan struct{})
 	go func() {
-		sctx, cancel := context.WithTimeout(context.Background(), grace+time.Minute)
+		sctx, cancel := context.WithTimeout(context.Background(), set.grace+time.Minute)
 		defer cancel()
 		srv.Shutdown(sctx) // waits for the calls in flight
 		close(httpDone)
@@ -150,7 +185,7 @@ func serveAction(c *ucli.Context) error {
 	} else {
 		close(grpcDone)
 	}
-	client.Shutdown(context.Background(), grace)
+	client.Shutdown(context.Background(), set.grace)
 	// Every job has its answer now; let the last responses go out.
 	last := time.Now().Add(5 * time.Second)
 	select {
@@ -169,9 +204,6 @@ func serveAction(c *ucli.Context) error {
 // launchProver starts `filc2 plugin` from this very binary with the prover
 // flags of c (proverFlags).
 func launchProver(c *ucli.Context, log hclog.Logger) (*plugin.Client, error) {
-	if c.Duration("shutdown-grace") < 0 {
-		return nil, usageErrorf("--shutdown-grace %v: want 0 (cancel jobs in flight at once) or more", c.Duration("shutdown-grace"))
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -186,56 +218,6 @@ func launchProver(c *ucli.Context, log hclog.Logger) (*plugin.Client, error) {
 		Checksum: sum,
 		Logger:   log,
 	})
-}
-
-// listenGRPC opens --grpc-listen: HOST:PORT or unix:///PATH.
-func listenGRPC(addr string, log hclog.Logger) (net.Listener, error) {
-	if !strings.HasPrefix(addr, "unix://") {
-		host, _, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, fmt.Errorf("--grpc-listen %q: want HOST:PORT or unix:///PATH (%v)", addr, err)
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			log.Warn("the gRPC service has no authentication (curio's client sends none) and is listening beyond loopback: "+
-				"anyone who reaches it can prove and cancel; firewall it to the curio hosts", "grpc_listen", addr)
-		}
-	}
-	ln, _, err := listen("--grpc-listen", addr, hclog.NewNullLogger())
-	return ln, err
-}
-
-// listen opens the address of flag (--listen, --grpc-listen) and returns
-// the RPC URL clients use.
-func listen(flag, addr string, log hclog.Logger) (net.Listener, string, error) {
-	if path, ok := strings.CutPrefix(addr, "unix://"); ok {
-		if path == "" || !filepath.IsAbs(path) {
-			return nil, "", fmt.Errorf("%s %q: want unix:///ABSOLUTE/PATH", flag, addr)
-		}
-		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeSocket != 0 {
-			if conn, err := net.Dial("unix", path); err == nil {
-				conn.Close()
-				return nil, "", fmt.Errorf("%s %q: a server is already listening there", flag, addr)
-			}
-			os.Remove(path) // stale, from a server that died
-		}
-		ln, err := net.Listen("unix", path)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s %q: %w", flag, addr, err)
-		}
-		return ln, "unix://" + path, nil
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s %q: want HOST:PORT or unix:///PATH (%v)", flag, addr, err)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s %q: %w", flag, addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		log.Warn("listening beyond loopback: tokens and C1 data travel unencrypted; put a TLS proxy in front", "listen", addr)
-	}
-	return ln, "http://" + ln.Addr().String() + plugin.RPCPath, nil
 }
 
 // removeIfSame removes path if it still holds content (another server may

@@ -357,7 +357,17 @@ func TestServe(t *testing.T) {
 	})
 }
 
-// serve on a unix socket: the API and /healthz answer over it.
+// unixClient is an HTTP client whose every request goes to the unix socket.
+func unixClient(sock string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+}
+
+// serve on unix sockets: the API and /healthz answer over one, made owner
+// and group only whatever the umask; /metrics and the timeline on another
+// (--metrics-listen), and not on the API's; malformed requests are counted
+// and logged once, not a line each (go-jsonrpc's own log is quiet).
 func TestServeUnixSocket(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	dir, err := os.MkdirTemp("", "f2s")
@@ -365,19 +375,64 @@ func TestServeUnixSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	sock := filepath.Join(dir, "api.sock")
-	s := startServe(t, home, "--listen", "unix://"+sock, "--params-dir", t.TempDir())
+	sock, msock := filepath.Join(dir, "api.sock"), filepath.Join(dir, "metrics.sock")
+	old := syscall.Umask(0)
+	s := startServe(t, home, "--listen", "unix://"+sock, "--metrics-listen", "unix://"+msock, "--params-dir", t.TempDir())
+	syscall.Umask(old)
 	if s.url != "unix://"+sock {
 		t.Fatalf("url %q", s.url)
 	}
-	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
+	for _, p := range []string{sock, msock} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o660 || st.Mode()&os.ModeSocket == 0 {
+			t.Errorf("%s: %v %v, want a socket of mode 0660 under umask 0", p, st.Mode(), err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("the socket directory holds %d entries, want the two sockets", len(ents))
+	}
+	hc, mc := unixClient(sock), unixClient(msock)
+	for _, c := range []struct {
+		hc   *http.Client
+		path string
+		want int
+	}{{mc, "/metrics", 200}, {mc, "/debug/timeline.svg", 200}, {mc, "/healthz", 200}, {hc, "/metrics", 404}, {hc, "/debug/timeline.svg", 404}} {
+		resp, err := c.hc.Get("http://filc2" + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("GET %s on the %s socket: %d, want %d", c.path, map[bool]string{true: "metrics", false: "API"}[c.hc == mc], resp.StatusCode, c.want)
+		}
+	}
+	for range 20 {
+		resp, err := hc.Post("http://filc2"+plugin.RPCPath, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"Filc2.Nope","params":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	waitUntil(t, 5*time.Second, "the malformed requests in the log", func() bool {
+		return strings.Contains(s.log.String(), "refused a malformed JSON-RPC request")
+	})
+	if n := strings.Count(s.log.String(), "refused a malformed"); n != 1 || strings.Contains(s.log.String(), "RPC Error") {
+		t.Errorf("20 malformed requests wrote %d lines of ours and go-jsonrpc's %d, want 1 and 0", n, strings.Count(s.log.String(), "RPC Error"))
+	}
+	resp, err := mc.Get("http://filc2/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `filc2_rpc_refused_total{reason="malformed"} 20`) {
+		t.Errorf("/metrics does not count the 20 malformed requests")
+	}
 	api := client(t, "http://filc2"+plugin.RPCPath, "", jsonrpc.WithHTTPClient(hc))
 	if v, err := api.Version(context.Background()); err != nil || v.APIVersion != plugin.ProverAPIVersion {
 		t.Fatalf("version over the unix socket: %+v %v", v, err)
 	}
-	resp, err := hc.Get("http://filc2/healthz")
+	resp, err = hc.Get("http://filc2/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,10 +91,23 @@ type TimelineConfig struct {
 	Path string `toml:"path"` // JSON lines appended here ("": off)
 }
 
-// ServeConfig holds the listen addresses of `filc2 serve` (the serving work).
+// ServeConfig holds the addresses and limits of `filc2 serve` (its flags,
+// when given, override these).
 type ServeConfig struct {
-	Listen        string `toml:"listen"`         // the Prover API (JSON-RPC)
-	MetricsListen string `toml:"metrics_listen"` // Prometheus /metrics ("": on the API listener)
+	Listen        string `toml:"listen"`         // the Prover API (JSON-RPC), HOST:PORT or unix:///PATH
+	MetricsListen string `toml:"metrics_listen"` // /metrics, /debug/timeline.svg, /healthz ("": on the API listener)
+	GRPCListen    string `toml:"grpc_listen"`    // curio's cuzk gRPC service ("": off)
+	// GRPCAllowRemote lets the unauthenticated gRPC service listen beyond
+	// loopback (refused otherwise).
+	GRPCAllowRemote bool          `toml:"grpc_allow_remote"`
+	ShutdownGrace   time.Duration `toml:"shutdown_grace"` // jobs in flight may finish this long on SIGTERM
+	// MaxConnections caps the API listener's open connections, MaxWebsockets
+	// its websockets; BodyTimeout is the time a request body may take beyond
+	// one second per MiB; IdleTimeout closes idle keep-alive connections.
+	MaxConnections int           `toml:"max_connections"`
+	MaxWebsockets  int           `toml:"max_websockets"`
+	BodyTimeout    time.Duration `toml:"body_timeout"`
+	IdleTimeout    time.Duration `toml:"idle_timeout"`
 }
 
 // DefaultConfig returns the configuration of a one-GPU machine.
@@ -106,7 +119,8 @@ func DefaultConfig() Config {
 		Params:    ParamsConfig{Dir: paramcache.DefaultDir},
 		Queue:     QueueConfig{MaxQueued: 64, GPUQueueDepth: 0, RetainFinished: 30 * time.Minute, CriticalLane: true},
 		Recovery:  RecoveryConfig{PartitionRetries: 2, QuarantineAfter: 3, QuarantineWindow: 10 * time.Minute, ProbeInterval: 30 * time.Second},
-		Serve:     ServeConfig{Listen: "127.0.0.1:2345"},
+		Serve: ServeConfig{Listen: "127.0.0.1:9830", ShutdownGrace: 30 * time.Second,
+			MaxConnections: 256, MaxWebsockets: 64, BodyTimeout: time.Minute, IdleTimeout: 2 * time.Minute},
 	}
 }
 
@@ -182,6 +196,14 @@ func (c *Config) Validate() error {
 		return errors.New("config: recovery.quarantine_window must be > 0 while quarantine_after is set")
 	case c.Recovery.ProbeInterval <= 0:
 		return errors.New("config: recovery.probe_interval must be > 0")
+	case c.Serve.Listen == "":
+		return errors.New("config: serve.listen is empty: give HOST:PORT or unix:///PATH")
+	case c.Serve.ShutdownGrace < 0:
+		return errors.New("config: serve.shutdown_grace must be ≥ 0 (0: cancel the jobs in flight at once)")
+	case c.Serve.MaxConnections < 1 || c.Serve.MaxWebsockets < 1:
+		return fmt.Errorf("config: serve.max_connections = %d and serve.max_websockets = %d: want ≥ 1", c.Serve.MaxConnections, c.Serve.MaxWebsockets)
+	case c.Serve.BodyTimeout <= 0 || c.Serve.IdleTimeout <= 0:
+		return errors.New("config: serve.body_timeout and serve.idle_timeout must be > 0")
 	}
 	return nil
 }

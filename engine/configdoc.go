@@ -97,8 +97,24 @@ func WriteExampleConfig(w io.Writer, c Config) error {
 	knob("How often a quarantined GPU is probed (a device reset, where the driver allows, then a\n"+
 		"small allocation and kernel).", "probe_interval", dur(c.Recovery.ProbeInterval))
 	line("[serve]")
-	knob("Address of the Prover API (JSON-RPC) of `filc2 serve`.", "listen", str(c.Serve.Listen))
-	knob("Address of Prometheus /metrics (\"\": served on the API's address).", "metrics_listen", str(c.Serve.MetricsListen))
+	knob("Address of the Prover API (JSON-RPC, /remote-commit2, /healthz) of `filc2 serve`:\n"+
+		"HOST:PORT or unix:///PATH (the socket is made owner and group only). Beyond loopback, tokens\n"+
+		"and C1 data travel unencrypted: put a TLS proxy in front. --listen overrides it.", "listen", str(c.Serve.Listen))
+	knob("Address of /metrics, /debug/timeline.svg and /healthz, which need no token (\"\": on the\n"+
+		"API's address). --metrics-listen overrides it.", "metrics_listen", str(c.Serve.MetricsListen))
+	knob("Address of curio's cuzk ProvingEngine gRPC service (\"\": off). It has no authentication\n"+
+		"(curio's client sends none). --grpc-listen overrides it.", "grpc_listen", str(c.Serve.GRPCListen))
+	knob("Let the gRPC service listen beyond loopback (firewall it to the curio hosts); without it\n"+
+		"a non-loopback grpc_listen is refused. --grpc-allow-remote overrides it.", "grpc_allow_remote", strconv.FormatBool(c.Serve.GRPCAllowRemote))
+	knob("On SIGTERM or SIGINT, how long jobs in flight may still finish before they are cancelled\n"+
+		"(keep it under systemd's TimeoutStopSec). --shutdown-grace overrides it.", "shutdown_grace", dur(c.Serve.ShutdownGrace))
+	knob("Open connections the API's address accepts (websockets included); one more waits a\n"+
+		"second for a slot, then is closed.", "max_connections", strconv.Itoa(c.Serve.MaxConnections))
+	knob("Open websockets on /rpc/v0 (a quarter of them, at least one, for callers without a write\n"+
+		"token); one more is answered 503.", "max_websockets", strconv.Itoa(c.Serve.MaxWebsockets))
+	knob("Time a request body may take to arrive, plus one second per MiB (a slow or stalled\n"+
+		"client is cut off).", "body_timeout", dur(c.Serve.BodyTimeout))
+	knob("Keep-alive connections idle this long are closed.", "idle_timeout", dur(c.Serve.IdleTimeout))
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }
