@@ -104,6 +104,11 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 	h := func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if !auth.HasPerm(ctx, defaults, plugin.PermWrite) {
+			if r.ContentLength != 0 {
+				// Refused before the body is read: answer and close rather
+				// than wait for a body nobody will read.
+				w.Header().Set("Connection", "close")
+			}
 			if !hasToken(ctx) {
 				answer(w, http.StatusUnauthorized, "unauthorized: proving needs a token with write permission, "+
 					"in the URL (?token=TOKEN, as lotus sends no header) or as Authorization: Bearer TOKEN; "+
@@ -113,6 +118,15 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 			answer(w, http.StatusForbidden, "forbidden: proving needs a token with write permission")
 			return
 		}
+		if r.ContentLength > max {
+			// Read it (up to a point) so that the client gets the answer.
+			if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, plugin.MaxDiscard)); d == plugin.MaxDiscard {
+				w.Header().Set("Connection", "close")
+			}
+			tooBig(w)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			var mbe *http.MaxBytesError
@@ -152,7 +166,8 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 		w.WriteHeader(http.StatusOK)
 		w.Write(proof)
 	}
-	// The token comes from the header or the URL, never from a form body.
+	// The token comes from the header or the URL, never from a form body,
+	// and the permission is decided before the body is read.
 	authed := plugin.NewTokenAuth(cfg.Verify, cfg.Registry, log).Wrap(http.HandlerFunc(h))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -160,15 +175,6 @@ func NewRemoteCommit2Handler(cfg RemoteCommit2Config) http.Handler {
 			answer(w, http.StatusMethodNotAllowed, "POST a RemoteCommit2Params JSON body")
 			return
 		}
-		if r.ContentLength > max {
-			// Read it (up to a point) so that the client gets the answer.
-			if d, _ := io.Copy(io.Discard, io.LimitReader(r.Body, plugin.MaxDiscard)); d == plugin.MaxDiscard {
-				w.Header().Set("Connection", "close")
-			}
-			tooBig(w)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
 		authed.ServeHTTP(w, r)
 	})
 }

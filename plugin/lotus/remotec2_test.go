@@ -1,11 +1,15 @@
 package lotus_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -106,6 +110,7 @@ func TestRemoteCommit2Statuses(t *testing.T) {
 		{"truncated C1", url, remoteParams(t, plugintest.Miner, 1, plugintest.Proof.Proof, a[:len(a)/2]), toks["write"], 400, "Commit1Out"},
 		{"empty C1", url, remoteParams(t, plugintest.Miner, 1, plugintest.Proof.Proof, nil), toks["write"], 400, "empty"},
 		{"too large", url, make([]byte, 2<<20), toks["write"], 400, "over the limit"},
+		{"too large without a token", url, make([]byte, 2<<20), "", 401, "?token="},
 	} {
 		code, body, _ := post(t, tc.url, tc.body, tc.token)
 		if code != tc.code || !strings.Contains(string(body), tc.want) {
@@ -189,4 +194,27 @@ func counter(t *testing.T, reg *prometheus.Registry, name, label string) float64
 		}
 	}
 	return 0
+}
+
+// Without a write token the request is refused before its body is read: a
+// 1 GB body that never comes is answered 401 (or 403) at once.
+func TestRemoteCommit2RefusedBeforeBody(t *testing.T) {
+	url, toks := remoteC2(t, plugintest.ErrProver{Err: errors.New("unused")}, 0, nil)
+	host := strings.TrimPrefix(strings.TrimSuffix(url, lotus.RemoteCommit2Path), "http://")
+	for _, tc := range []struct {
+		query string
+		code  int
+	}{{"", 401}, {"?token=" + toks["write"] + "x", 401}, {"?token=" + toks["read"], 403}} {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "POST %s%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{", lotus.RemoteCommit2Path, tc.query)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil || resp.StatusCode != tc.code {
+			t.Errorf("%q with its body not sent: %v %v, want %d at once", tc.query, resp, err, tc.code)
+		}
+	}
 }
