@@ -27,12 +27,19 @@ func (c *Constants) GadgetConstraints() int {
 // constraints allocates one aux just before it is enforced; the element linear
 // combinations between S-boxes are never constrained on their own.
 func HashCircuit(cs *r1cs.System, c *Constants, inputs []Num) (Num, error) {
+	return HashCircuitTagged(cs, c, c.merkleTag, inputs)
+}
+
+// HashCircuitTagged is HashCircuit with the domain tag tag (HashTagged): the
+// same gadget, whose tag enters only as a constant of its first round, so
+// its constraints and aux are as many as HashCircuit's.
+func HashCircuitTagged(cs *r1cs.System, c *Constants, tag fr.Element, inputs []Num) (Num, error) {
 	if len(inputs) != c.arity {
 		return Num{}, fmt.Errorf("poseidon: %d circuit inputs for arity %d", len(inputs), c.arity)
 	}
-	g := gadgetRun{cs: cs, inputs: inputs}
+	g := gadgetRun{cs: cs, inputs: inputs, tag: tag}
 	if cs.Constraining() {
-		g.shape = c.gadgetShape()
+		g.shape = c.gadgetShapeFor(tag)
 		g.check = cs.Mode() == r1cs.Check
 		g.aux = make([]r1cs.Variable, 0, len(g.shape.rows))
 	}
@@ -52,6 +59,7 @@ func HashCircuit(cs *r1cs.System, c *Constants, inputs []Num) (Num, error) {
 type gadgetRun struct {
 	cs     *r1cs.System
 	inputs []Num
+	tag    fr.Element   // the domain tag, element 0 of the state
 	shape  *gadgetShape // nil in Witness mode
 	check  bool
 	aux    []r1cs.Variable // the gadget's aux so far (constraining modes)
@@ -65,7 +73,7 @@ func (g *gadgetRun) run(c *Constants) Num {
 	s := buf[:t]
 
 	// Round 0: the tag's S-box is a constant; each input gets (x + pre)^5 + post.
-	s[0] = c.merkleTag
+	s[0] = g.tag
 	s[0].Add(&s[0], &crc[0])
 	sbox(&s[0])
 	s[0].Add(&s[0], &crc[t])

@@ -57,7 +57,8 @@ type Constants struct {
 	mixM, mixPre, mixSparse []fr.Element
 
 	gadgetOnce sync.Once
-	gadget     *gadgetShape
+	gadget     *gadgetShape  // the MerkleTree tag's template
+	tagShapes  sync.Map      // fr.Element (another tag) → *gadgetShape
 }
 
 // constantsCache builds each arity's Constants on first use.
@@ -125,6 +126,19 @@ func (c *Constants) PartialRounds() int { return c.rp }
 
 // MerkleTreeTag is the HashType::MerkleTree domain tag, 2^arity − 1.
 func (c *Constants) MerkleTreeTag() fr.Element { return c.merkleTag }
+
+// CustomTag is the HashType::Custom(CType::Arbitrary(id)) domain tag,
+// id·2^40, for id in [1, 256]; it does not depend on the arity. SnapDeals
+// derives its randomness (phi, rho, the challenge digests) with id 1.
+func CustomTag(id uint64) (fr.Element, error) {
+	if id < 1 || id > 256 {
+		return fr.Element{}, fmt.Errorf("poseidon: custom domain tag id %d: want 1 … 256", id)
+	}
+	var tag, two40 fr.Element
+	tag.SetUint64(id)
+	two40.SetUint64(1 << 40)
+	return *tag.Mul(&tag, &two40), nil
+}
 
 // ConstantLengthTag is the HashType::ConstantLength(n) domain tag, n·2^64; it
 // does not depend on the arity.

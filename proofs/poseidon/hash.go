@@ -20,6 +20,21 @@ func Hash(c *Constants, inputs []fr.Element) fr.Element {
 	return c.permuteToOutput(s)
 }
 
+// HashTagged is Hash with the domain tag tag in element 0 instead of the
+// MerkleTree tag: the hash of HashType::Custom (CustomTag), whose one
+// permutation neptune computes like MerkleTree's. It panics unless
+// len(inputs) = c.Arity(). It does not allocate.
+func HashTagged(c *Constants, tag fr.Element, inputs []fr.Element) fr.Element {
+	if len(inputs) != c.arity {
+		panic(fmt.Sprintf("poseidon: %d inputs for arity %d", len(inputs), c.arity))
+	}
+	var buf [maxWidth]fr.Element
+	s := buf[:c.width]
+	s[0] = tag
+	copy(s[1:], inputs)
+	return c.permuteToOutput(s)
+}
+
 // Hash2 is the arity-2 MerkleTree hash H(a, b) (filecoin-hashers hash2, tree R
 // and comm_r = H(comm_c, comm_r_last)).
 func Hash2(a, b fr.Element) fr.Element {
@@ -47,11 +62,16 @@ func HashColumn(col []fr.Element) fr.Element {
 // HashPlain is Hash computed by the plain permutation (Grain constants added
 // every round, M every round): the reference the optimised form must equal.
 func HashPlain(c *Constants, inputs []fr.Element) fr.Element {
+	return HashTaggedPlain(c, c.merkleTag, inputs)
+}
+
+// HashTaggedPlain is HashTagged computed by the plain permutation.
+func HashTaggedPlain(c *Constants, tag fr.Element, inputs []fr.Element) fr.Element {
 	if len(inputs) != c.arity {
 		panic(fmt.Sprintf("poseidon: %d inputs for arity %d", len(inputs), c.arity))
 	}
 	s := make([]fr.Element, c.width)
-	s[0] = c.merkleTag
+	s[0] = tag
 	copy(s[1:], inputs)
 	c.PermutePlain(s)
 	return s[1]

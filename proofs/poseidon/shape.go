@@ -83,6 +83,19 @@ func (c *Constants) gadgetShape() *gadgetShape {
 	return c.gadget
 }
 
+// gadgetShapeFor returns the template for domain tag tag, built on first use
+// and kept (a circuit uses one or two tags).
+func (c *Constants) gadgetShapeFor(tag fr.Element) *gadgetShape {
+	if tag == c.merkleTag {
+		return c.gadgetShape()
+	}
+	if sh, ok := c.tagShapes.Load(tag); ok {
+		return sh.(*gadgetShape)
+	}
+	sh, _ := c.tagShapes.LoadOrStore(tag, buildShape(c, tag))
+	return sh.(*gadgetShape)
+}
+
 // shapeElt is one state element during synthesis: an allocated slot, or a
 // linear combination not yet allocated (neptune's Elt::Allocated / Elt::Num).
 type shapeElt struct {
