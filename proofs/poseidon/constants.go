@@ -57,8 +57,8 @@ type Constants struct {
 	mixM, mixPre, mixSparse []fr.Element
 
 	gadgetOnce sync.Once
-	gadget     *gadgetShape  // the MerkleTree tag's template
-	tagShapes  sync.Map      // fr.Element (another tag) → *gadgetShape
+	gadget     *gadgetShape // the MerkleTree tag's template
+	tagShapes  sync.Map     // fr.Element (another tag) → *gadgetShape
 }
 
 // constantsCache builds each arity's Constants on first use.
