@@ -1,60 +1,25 @@
 package fallback
 
-import "strconv"
+import "github.com/filc2/filc2/proofs/vanilla"
 
-// Domain is one 32-byte tree node or commitment: a Poseidon domain element,
-// the little-endian canonical encoding of an Fr.
-type Domain = [32]byte
-
-// PathElement is one level of an inclusion path as rust-fil-proofs stores it:
-// the arity−1 sibling hashes in child order and the position (0..arity−1) of
-// the path's node among the level's children.
-type PathElement struct {
-	Hashes []Domain
-	Index  uint64
-}
-
-// ProofVariant is the MerkleProof enum variant: which levels a proof holds.
-type ProofVariant uint32
-
-// The MerkleProof variants (storage-proofs-core merkle/proof.rs), by tree
-// shape: 8-0-0 trees give Single, 8-8-0 Sub, 8-8-2 Top.
-const (
-	Single ProofVariant = 0 // root, leaf, path
-	Sub    ProofVariant = 1 // base_path, sub_path, root, leaf
-	Top    ProofVariant = 2 // base_path, sub_path, top_path, root, leaf
+// The inclusion-proof pieces are package vanilla's, shared with SnapDeals.
+type (
+	// Domain is one 32-byte tree node or commitment.
+	Domain = vanilla.Domain
+	// PathElement is one level of an inclusion path.
+	PathElement = vanilla.PathElement
+	// ProofVariant is the MerkleProof enum variant.
+	ProofVariant = vanilla.ProofVariant
+	// MerkleProof is an inclusion proof of one leaf of tree R-last.
+	MerkleProof = vanilla.MerkleProof
 )
 
-// String returns the variant's Rust name.
-func (v ProofVariant) String() string {
-	switch v {
-	case Single:
-		return "Single"
-	case Sub:
-		return "Sub"
-	case Top:
-		return "Top"
-	}
-	return "ProofVariant(" + strconv.FormatUint(uint64(v), 10) + ")"
-}
-
-// MerkleProof is an inclusion proof of one leaf of tree R-last. Base holds
-// the base-tree levels (Single's whole path); Sub and Top hold the sub and
-// top levels of the Sub and Top variants (one element each).
-type MerkleProof struct {
-	Variant    ProofVariant
-	Base       []PathElement
-	Sub, Top   []PathElement
-	Root, Leaf Domain
-}
-
-// Levels returns the proof's path, leaf to root: base, then sub, then top.
-func (m *MerkleProof) Levels() []PathElement {
-	out := make([]PathElement, 0, len(m.Base)+len(m.Sub)+len(m.Top))
-	out = append(out, m.Base...)
-	out = append(out, m.Sub...)
-	return append(out, m.Top...)
-}
+// The MerkleProof variants: 8-0-0 trees give Single, 8-8-0 Sub, 8-8-2 Top.
+const (
+	Single = vanilla.Single
+	Sub    = vanilla.Sub
+	Top    = vanilla.Top
+)
 
 // SectorProof is one sector's part of a vanilla proof: an inclusion proof per
 // challenge and the two roots comm_r is made of.
