@@ -185,51 +185,11 @@ func (pt *Partition) checkBlock(r Randomness, i int) error {
 
 // checkShape checks that m has the variant and level arities of p's tree R-last.
 func checkShape(p abi.PoStProof, m *MerkleProof) error {
-	want := Single
-	switch {
-	case p.Tree.Top > 0:
-		want = Top
-	case p.Tree.Sub > 0:
-		want = Sub
-	}
-	if m.Variant != want {
-		return fmt.Errorf("a %v MerkleProof, a %s tree (%v) gives %v proofs", m.Variant, p.Name, p.Tree, want)
-	}
-	baseLevels := p.TreeRLevels()
-	if p.Tree.Sub > 0 {
-		baseLevels--
-	}
-	if p.Tree.Top > 0 {
-		baseLevels--
-	}
-	levels := []struct {
-		name  string
-		path  []PathElement
-		n     int
-		arity int
-	}{{"base", m.Base, baseLevels, p.Tree.Base}, {"sub", m.Sub, min(1, p.Tree.Sub), p.Tree.Sub}, {"top", m.Top, min(1, p.Tree.Top), p.Tree.Top}}
-	for _, l := range levels {
-		if len(l.path) != l.n {
-			return fmt.Errorf("%d %s levels, the tree has %d", len(l.path), l.name, l.n)
-		}
-		for k, e := range l.path {
-			if len(e.Hashes) != l.arity-1 || e.Index >= uint64(l.arity) {
-				return fmt.Errorf("%s level %d: %d siblings and index %d, the level has arity %d", l.name, k, len(e.Hashes), e.Index, l.arity)
-			}
-		}
-	}
-	return nil
+	return m.CheckShape(p.Tree, p.TreeRLevels())
 }
 
 // merklePath converts m's levels to a merkle.Path (shape already checked).
-func merklePath(m *MerkleProof) merkle.Path {
-	lv := m.Levels()
-	p := make(merkle.Path, len(lv))
-	for i, e := range lv {
-		p[i] = merkle.Level{Siblings: e.Hashes, Index: int(e.Index)}
-	}
-	return p
-}
+func merklePath(m *MerkleProof) merkle.Path { return m.Path() }
 
 func nodeOf(e *fr.Element) Domain {
 	var d Domain

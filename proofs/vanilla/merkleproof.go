@@ -1,6 +1,12 @@
 package vanilla
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/merkle"
+)
 
 // Domain is one 32-byte tree node or commitment: a Poseidon domain element
 // (the little-endian canonical encoding of an Fr) or a SHA-256 tree D node
@@ -66,4 +72,48 @@ func (m *MerkleProof) LeafIndex() uint64 {
 		mul *= uint64(len(l.Hashes) + 1)
 	}
 	return idx
+}
+
+// CheckShape checks that m is a proof of a tree of the given shape with
+// levels levels in all: the variant the shape gives (Single for base-only
+// trees, Sub with a sub-tree, Top with a top tree), the number of base, sub
+// and top levels, and each level's siblings and index within its arity.
+func (m *MerkleProof) CheckShape(tree abi.TreeShape, levels int) error {
+	want := Single
+	switch {
+	case tree.Top > 0:
+		want = Top
+	case tree.Sub > 0:
+		want = Sub
+	}
+	if m.Variant != want {
+		return fmt.Errorf("a %v MerkleProof, a %d-%d-%d tree gives %v proofs", m.Variant, tree.Base, tree.Sub, tree.Top, want)
+	}
+	base := levels - min(1, tree.Sub) - min(1, tree.Top)
+	for _, l := range []struct {
+		name  string
+		path  []PathElement
+		n     int
+		arity int
+	}{{"base", m.Base, base, tree.Base}, {"sub", m.Sub, min(1, tree.Sub), tree.Sub}, {"top", m.Top, min(1, tree.Top), tree.Top}} {
+		if len(l.path) != l.n {
+			return fmt.Errorf("%d %s levels, the tree has %d", len(l.path), l.name, l.n)
+		}
+		for k, e := range l.path {
+			if len(e.Hashes) != l.arity-1 || e.Index >= uint64(l.arity) {
+				return fmt.Errorf("%s level %d: %d siblings and index %d, the level has arity %d", l.name, k, len(e.Hashes), e.Index, l.arity)
+			}
+		}
+	}
+	return nil
+}
+
+// Path converts m's levels to a merkle.Path, leaf to root.
+func (m *MerkleProof) Path() merkle.Path {
+	lv := m.Levels()
+	p := make(merkle.Path, len(lv))
+	for i, e := range lv {
+		p[i] = merkle.Level{Siblings: e.Hashes, Index: int(e.Index)}
+	}
+	return p
 }
