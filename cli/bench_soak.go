@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -254,13 +256,16 @@ type soakReport struct {
 	HostJobsLost      int64   `json:"host_jobs_lost"`     // jobs the host could not resubmit (told unavailable)
 	Cancels           int64   `json:"cancels"`            // Cancel calls
 	Expiries          int64   `json:"expiries"`           // SealCommit2 calls with a too-short deadline
-	JunkRequests      int64   `json:"junk_requests"`
-	JunkFailures      int64   `json:"junk_failures"` // junk answered without an error, or not within 30 s
-	PartitionsProved  int64   `json:"partitions_proved"`
-	PartitionsRetried int64   `json:"partitions_retried"`
-	PartitionsFailed  int64   `json:"partitions_failed"`
-	EngineJobsFailed  int64   `json:"engine_jobs_failed"`
-	LeftOnServer      int     `json:"left_on_server"` // jobs still queued or running 30 s after the last answer
+	// FaultsInjected is how often each point of --faults fired (section,
+	// corrupt), summed over the plugin lifetimes (from Status).
+	FaultsInjected    map[string]int64 `json:"faults_injected"`
+	JunkRequests      int64            `json:"junk_requests"`
+	JunkFailures      int64            `json:"junk_failures"` // junk answered without an error, or not within 30 s
+	PartitionsProved  int64            `json:"partitions_proved"`
+	PartitionsRetried int64            `json:"partitions_retried"`
+	PartitionsFailed  int64            `json:"partitions_failed"`
+	EngineJobsFailed  int64            `json:"engine_jobs_failed"`
+	LeftOnServer      int              `json:"left_on_server"` // jobs still queued or running 30 s after the last answer
 
 	ServeExit string   `json:"serve_exit"`          // "ok" or how serve ended
 	ServeLog  string   `json:"serve_log,omitempty"` // kept when the soak failed
@@ -462,6 +467,13 @@ func printSoak(w io.Writer, r *soakReport) {
 	row("resubmitted", r.Resubmitted, fmt.Sprintf("jobs the host gave again to a restarted plugin (%d it could not)", r.HostJobsLost))
 	row("partitions", r.PartitionsProved, fmt.Sprintf("proved; %d retried, %d failed (every plugin lifetime, from Status)",
 		r.PartitionsRetried, r.PartitionsFailed))
+	if len(r.FaultsInjected) > 0 {
+		var fs []string
+		for _, p := range slices.Sorted(maps.Keys(r.FaultsInjected)) {
+			fs = append(fs, fmt.Sprintf("%s %d", p, r.FaultsInjected[p]))
+		}
+		row("faults injected", strings.Join(fs, ", "), "fired in the plugin (every lifetime, from Status); each costs a retry")
+	}
 	row("junk requests", r.JunkRequests, fmt.Sprintf("%d not answered with an error", r.JunkFailures))
 	row("busy", r.Busy, "Submits answered busy")
 	row("left on server", r.LeftOnServer, "jobs queued or running after the last answer")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/filc2/filc2/engine"
+	"github.com/filc2/filc2/internal/fault"
 	"github.com/filc2/filc2/plugin"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
@@ -49,20 +50,22 @@ type soak struct {
 
 	mu        sync.Mutex
 	rep       *soakReport
-	finals    map[plugin.JobID]int  // final answers counted per job
-	latencies []time.Duration       // of completed jobs
-	problems  map[string]bool       // the kinds already in rep.Problems
-	lives     map[int]engine.Totals // per plugin pid: the last engine totals seen
-	peaks     map[int]int64         // per plugin pid: its largest RSS seen
-	pids      []int                 // the plugin pids, in the order seen
-	pluginPID int                   // the last plugin pid Status gave
+	finals    map[plugin.JobID]int                // final answers counted per job
+	latencies []time.Duration                     // of completed jobs
+	problems  map[string]bool                     // the kinds already in rep.Problems
+	lives     map[int]engine.Totals               // per plugin pid: the last engine totals seen
+	faults    map[int]map[fault.Point]fault.Count // per plugin pid: the last fault counts seen
+	peaks     map[int]int64                       // per plugin pid: its largest RSS seen
+	pids      []int                               // the plugin pids, in the order seen
+	pluginPID int                                 // the last plugin pid Status gave
 }
 
 func newSoak(pl soakPlan, api *plugin.ProverStruct, hc *http.Client, srv *soakServe, token string, sectors []soakSector,
 	pvk *groth16.PreparedVerifyingKey, rep *soakReport, say func(string, ...any)) *soak {
 	return &soak{pl: pl, api: api, hc: hc, srv: srv, token: token, sectors: sectors, pvk: pvk, rep: rep, say: say,
 		finals: make(map[plugin.JobID]int), problems: make(map[string]bool), lives: make(map[int]engine.Totals),
-		peaks: make(map[int]int64)}
+		faults: make(map[int]map[fault.Point]fault.Count),
+		peaks:  make(map[int]int64)}
 }
 
 // problem keeps the first message of each kind for the report.
@@ -335,6 +338,12 @@ func (s *soak) finishReport(ctx context.Context) {
 		r.PartitionsFailed += t.PartitionsFailed
 		r.EngineJobsFailed += t.Failed
 	}
+	r.FaultsInjected = map[string]int64{}
+	for _, fs := range s.faults {
+		for p, c := range fs {
+			r.FaultsInjected[string(p)] += c.Hits
+		}
+	}
 	lat := slices.Clone(s.latencies)
 	r.PluginRSSLifetimes = nil
 	for _, p := range s.pids {
@@ -392,6 +401,9 @@ func (s *soak) observe(st plugin.Status) {
 	defer s.mu.Unlock()
 	if st.Engine != nil {
 		s.lives[st.PID] = st.Engine.Totals
+		if st.Engine.Faults != nil {
+			s.faults[st.PID] = st.Engine.Faults
+		}
 	}
 	s.pluginPID = st.PID
 	if _, seen := s.peaks[st.PID]; !seen {

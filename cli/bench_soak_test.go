@@ -49,7 +49,7 @@ func TestBenchSoak(t *testing.T) {
 		}
 	}
 	for name, n := range map[string]int64{"completed": rep.Completed, "plugin_kills": rep.PluginKills, "plugin_restarts": rep.PluginRestarts,
-		"partitions_retried": rep.PartitionsRetried, "junk_requests": rep.JunkRequests} {
+		"partitions_retried": rep.PartitionsRetried, "junk_requests": rep.JunkRequests, "faults_injected[section]": rep.FaultsInjected["section"]} {
 		if n < 1 {
 			t.Errorf("%s = %d, want at least 1", name, n)
 		}
@@ -167,5 +167,28 @@ func TestSoakPercentile(t *testing.T) {
 	}
 	if got := percentile(nil, 0.5); got != 0 {
 		t.Errorf("no samples: %v", got)
+	}
+}
+
+// A plugin's fault spec without a seed gets one of its own per process, so
+// that restarted plugins do not replay the same draws; a given seed stays.
+func TestFaultsFromEnvSeed(t *testing.T) {
+	t.Setenv(EnvInjectFaults, "section=rate:0.5")
+	a, err := faultsFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond)
+	b, _ := faultsFromEnv()
+	if !strings.Contains(a.String(), ",seed=") || a.String() == b.String() {
+		t.Errorf("specs %q and %q: want a seed of their own each", a, b)
+	}
+	t.Setenv(EnvInjectFaults, "section=rate:0.5,seed=7")
+	if c, _ := faultsFromEnv(); c.String() != "section=rate:0.5,seed=7" {
+		t.Errorf("a given seed: %q", c)
+	}
+	t.Setenv(EnvInjectFaults, "")
+	if d, err := faultsFromEnv(); d != nil || err != nil {
+		t.Errorf("no spec: %v %v", d, err)
 	}
 }

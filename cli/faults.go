@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -34,7 +36,15 @@ func parseFaults(source, spec string) (*fault.Injector, error) {
 	return in, nil
 }
 
-// faultsFromEnv is parseFaults of $FILC2_INJECT_FAULTS.
+// faultsFromEnv is parseFaults of $FILC2_INJECT_FAULTS. A spec without a
+// seed gets one of its own per process (its pid and start time), so that a
+// plugin restarted after a crash or kill does not replay the rate terms'
+// draws of the one before (with kills every few partitions, the same first
+// draws would repeat in every lifetime); the seed is in the spec logged.
 func faultsFromEnv() (*fault.Injector, error) {
-	return parseFaults("$"+EnvInjectFaults, os.Getenv(EnvInjectFaults))
+	spec := os.Getenv(EnvInjectFaults)
+	if spec != "" && !strings.Contains(spec, "seed=") {
+		spec += fmt.Sprintf(",seed=%d", uint64(time.Now().UnixNano())^uint64(os.Getpid())<<32)
+	}
+	return parseFaults("$"+EnvInjectFaults, spec)
 }

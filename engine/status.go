@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/filc2/filc2/internal/fault"
 )
 
 // Status is a snapshot of the engine.
@@ -19,6 +21,9 @@ type Status struct {
 	Circuits  []CircuitStatus `json:"circuits"` // loaded and loading circuits
 	Memory    MemoryStatus    `json:"memory"`
 	Totals    Totals          `json:"totals"`
+	// Faults is what each point of an injected fault spec did (tests and
+	// soak runs only; absent otherwise).
+	Faults map[fault.Point]fault.Count `json:"faults,omitempty"`
 }
 
 // JobStatus is one job's progress.
@@ -78,6 +83,9 @@ func (e *Engine) Status() Status {
 	e.mu.Lock()
 	e.forgetLocked()
 	s := Status{Backend: e.backend.Name(), Synthetic: e.synthetic, Uptime: time.Since(e.start), Queued: e.queued, GPUQueue: e.ready.Len(), Totals: e.totals}
+	if e.faults != nil {
+		s.Faults = e.faults.Counts()
+	}
 	var live []*job
 	for _, j := range e.jobs {
 		if !j.state.Final() {
