@@ -1,0 +1,58 @@
+package snap
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/merkle"
+	"github.com/filc2/filc2/proofs/update"
+)
+
+// maxFixtureNodes bounds RandomRequest to sectors held in memory (8MiB).
+const maxFixtureNodes = 1 << 18
+
+// RandomRequest is a test fixture: random data encoded into a random sector
+// key of p (2KiB or 8MiB: in memory), seeded, and every partition's vanilla
+// proof. It proves what a real update would, for commitments no sector on
+// chain has.
+func RandomRequest(p abi.UpdateProof, seed uint64) (*Request, *update.Replica, error) {
+	if p.Nodes > maxFixtureNodes {
+		return nil, nil, fmt.Errorf("snap: a random %s sector does not fit in memory: fixtures are 2KiB or 8MiB", p.Name)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	random := func() fr.Element {
+		var b [32]byte
+		for i := range 4 {
+			v := rng.Uint64()
+			for j := range 8 {
+				b[8*i+j] = byte(v >> (8 * j))
+			}
+		}
+		b[31] &= 0x3f // below 2^254 < r
+		e, _ := fr.LittleEndian.Element(&b)
+		return e
+	}
+	key := make([]fr.Element, p.Nodes)
+	data := make([]merkle.Node, p.Nodes)
+	for i := range key {
+		key[i] = random()
+		d := random()
+		fr.LittleEndian.PutElement(&data[i], d)
+	}
+	r, err := update.Encode(p, random(), key, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	req := &Request{Proof: p, Commitments: r.Commitments}
+	for k := range p.Partitions {
+		pp, err := r.PartitionProof(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Vanilla = append(req.Vanilla, pp)
+	}
+	return req, r, nil
+}
