@@ -10,22 +10,36 @@ import (
 	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/r1cs"
+	"github.com/filc2/filc2/proofs/update"
 )
+
+// countSet returns how many of the named flags are set.
+func countSet(c *ucli.Context, names ...string) int {
+	n := 0
+	for _, name := range names {
+		if c.IsSet(name) {
+			n++
+		}
+	}
+	return n
+}
 
 func circuitCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "circuit",
-		Usage: "inspect the PoRep and PoSt circuits",
+		Usage: "inspect the PoRep, PoSt and SnapDeals circuits",
 		Subcommands: []*ucli.Command{{
 			Name:  "info",
 			Usage: "synthesise a proof type's circuit in count mode and print its shape as JSON",
 			Description: "Counts are those bellperson's prover sees: constraints include the trailing input\n" +
 				"constraints, inputs include ONE. They come from synthesising the real circuit, never a formula.\n" +
 				"With --digest the canonical R1CS digest (SHA-256, spec §2.5) is streamed in a second pass.\n" +
-				"Give --registered-proof for a PoRep circuit or --post-proof for a FallbackPoSt (Window, Winning) one.",
+				"Give --registered-proof for a PoRep circuit, --post-proof for a FallbackPoSt (Window, Winning) one or\n" +
+				"--update-proof for a SnapDeals (EmptySectorUpdate) one.",
 			Flags: []ucli.Flag{
 				registeredProofFlag(false),
 				postProofFlag(false),
+				updateProofFlag(false),
 				&ucli.BoolFlag{Name: "digest", Usage: "also compute the canonical R1CS digest (a second synthesis pass)"},
 			},
 			Action: circuitInfo,
@@ -58,11 +72,22 @@ type circuitInfoJSON struct {
 }
 
 func circuitInfo(c *ucli.Context) error {
-	if c.IsSet("registered-proof") == c.IsSet("post-proof") {
-		return usageErrorf("give --registered-proof (PoRep) or --post-proof (WindowPoSt, WinningPoSt)")
+	if n := countSet(c, "registered-proof", "post-proof", "update-proof"); n != 1 {
+		return usageErrorf("give one of --registered-proof (PoRep), --post-proof (WindowPoSt, WinningPoSt) or --update-proof (SnapDeals)")
 	}
 	var synthesize func(cs *r1cs.System, progress func(done, total int)) error
-	if c.IsSet("post-proof") {
+	if c.IsSet("update-proof") {
+		p, err := parseUpdateProof(c)
+		if err != nil {
+			return usageError(err)
+		}
+		synthesize = func(cs *r1cs.System, progress func(done, total int)) error {
+			progress(0, 1)
+			err := update.Synthesize(cs, p, update.Blank(p))
+			progress(1, 1)
+			return err
+		}
+	} else if c.IsSet("post-proof") {
 		p, err := parsePoStProof(c)
 		if err != nil {
 			return usageError(err)

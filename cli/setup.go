@@ -20,7 +20,7 @@ const testParamsWarning = "These are TEST parameters from fresh random toxic was
 func setupCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "setup",
-		Usage: "record a proof type's circuit (PoRep, or PoSt with --post-proof) and generate test Groth16 parameters for it",
+		Usage: "record a proof type's circuit (PoRep, PoSt with --post-proof, SnapDeals with --update-proof) and generate test Groth16 parameters for it",
 		Description: "Writes, under the official file names in DIR, a .params and .vk generated from fresh random toxic\n" +
 			"waste, and the recorded circuit (PCE) beside them. " + testParamsWarning + "\n" +
 			"The QAP is evaluated at τ on the host's cores; the fixed-base multiplications (almost all the work: 460 M\n" +
@@ -30,6 +30,7 @@ func setupCommand() *ucli.Command {
 		Flags: []ucli.Flag{
 			registeredProofFlag(false),
 			postProofFlag(false),
+			updateProofFlag(false),
 			&ucli.StringFlag{Name: "out", Usage: "output directory (created if needed)", Required: true},
 			&ucli.BoolFlag{Name: "force", Usage: "replace existing parameter files"},
 			&ucli.StringFlag{Name: "backend", Usage: "where the fixed-base multiplications run: cpu, or cuda (device 0: minutes at 32GiB; the key is then downloaded, 47 GB at 32GiB)", Value: "cpu"},
@@ -37,8 +38,8 @@ func setupCommand() *ucli.Command {
 		},
 		OnUsageError: onUsageError,
 		Action: func(c *ucli.Context) error {
-			if c.IsSet("registered-proof") == c.IsSet("post-proof") {
-				return usageErrorf("give --registered-proof (PoRep) or --post-proof (WindowPoSt, WinningPoSt)")
+			if countSet(c, "registered-proof", "post-proof", "update-proof") != 1 {
+				return usageErrorf("give one of --registered-proof (PoRep), --post-proof (WindowPoSt, WinningPoSt) or --update-proof (SnapDeals)")
 			}
 			dir := c.String("out")
 			if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -69,6 +70,13 @@ func setupCommand() *ucli.Command {
 					return err
 				}
 				opts.Toxic = &t
+			}
+			if c.IsSet("update-proof") {
+				up, err := parseUpdateProof(c)
+				if err != nil {
+					return usageError(err)
+				}
+				return setupUpdate(c, up, dir, opts)
 			}
 			if c.IsSet("post-proof") {
 				pp, err := parsePoStProof(c)

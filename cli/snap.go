@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	commcid "github.com/filecoin-project/go-fil-commcid"
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/filc2/filc2/internal/atomicfile"
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/merkle"
+	"github.com/filc2/filc2/proofs/update"
+)
+
+// The files `filc2 snap encode` writes beside the new replica.
+const (
+	snapVanillaFile = "snap-vproof.json" // a JSON array of base64 bincode PartitionProofs, as curio's
+	snapUpdateFile  = "update.json"      // updateJSON
+)
+
+// updateJSON describes an encoded update: what prove-update and
+// verify-update take.
+type updateJSON struct {
+	UpdateProof string `json:"update_proof"`
+	SectorSize  uint64 `json:"sector_size"`
+	MinerID     uint64 `json:"miner_id"`
+	SectorID    uint64 `json:"sector_id"`
+	CommROld    string `json:"comm_r_old"`
+	CommROldCID string `json:"comm_r_old_cid"`
+	CommRNew    string `json:"comm_r_new"`
+	CommRNewCID string `json:"comm_r_new_cid"`
+	CommDNew    string `json:"comm_d_new"`
+	CommDNewCID string `json:"comm_d_new_cid"`
+}
+
+func snapCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "snap",
+		Usage: "SnapDeals fixtures: encode new data into a committed-capacity sector",
+		Subcommands: []*ucli.Command{{
+			Name:      "encode",
+			Usage:     "encode data into a sector `filc2 seal` wrote, and write the update's vanilla proofs",
+			UsageText: "filc2 snap encode --sealed DIR --data FILE --out DIR",
+			Description: "Takes the sealed replica of a sector `filc2 seal` wrote (its sector key) and new fr32-padded data of exactly\n" +
+				"the sector size, and does what rust-fil-proofs' encode_into and GenerateUpdateVanillaProofs do: tree D over\n" +
+				"the data (comm_d_new), the new replica (each node = the sector key's node + the data's node · rho of the\n" +
+				"node's high bits, rho from comm_d_new and comm_r_old), its tree R (comm_r_new = Poseidon2(comm_c, root)),\n" +
+				"and every partition's vanilla proof. Writes in DIR: sealed (the new replica), " + snapVanillaFile + " (the vanilla\n" +
+				"proofs as curio stores them: a JSON array of base64 strings, in partition order) and " + snapUpdateFile + " (the\n" +
+				"update proof type and comm_r_old, comm_r_new, comm_d_new, each also as a CID). The sizes held in memory:\n" +
+				"2KiB and 8MiB (512MiB takes a few GiB and minutes).",
+			Flags: []ucli.Flag{
+				&ucli.StringFlag{Name: "sealed", Usage: "a sector directory `filc2 seal` wrote (committed capacity or not)", Required: true},
+				&ucli.StringFlag{Name: "data", Usage: "fr32-padded new data, exactly the sector size", Required: true},
+				&ucli.StringFlag{Name: "out", Usage: "output directory (created if needed)", Required: true},
+			},
+			OnUsageError: onUsageError,
+			Action:       snapEncodeAction,
+		}},
+	}
+}
+
+// readSealedSector reads a `filc2 seal` directory: its commitments and the
+// replica's nodes.
+func readSealedSector(dir string) (*commitmentsJSON, abi.SealProof, []fr.Element, error) {
+	var cm commitmentsJSON
+	b, err := os.ReadFile(filepath.Join(dir, "commitments.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &cm)
+	}
+	if err != nil {
+		return nil, abi.SealProof{}, nil, fmt.Errorf("--sealed: commitments.json: %w (want a directory `filc2 seal` wrote)", err)
+	}
+	if cm.Sparse {
+		return nil, abi.SealProof{}, nil, fmt.Errorf("--sealed %s is a sparse PoRep fixture without a replica", dir)
+	}
+	p, err := abi.ParseName(cm.RegisteredProof)
+	if err != nil {
+		return nil, p, nil, fmt.Errorf("--sealed: commitments.json: %w", err)
+	}
+	replica, err := os.ReadFile(filepath.Join(dir, "sealed"))
+	if err != nil {
+		return nil, p, nil, fmt.Errorf("--sealed: %w", err)
+	}
+	if uint64(len(replica)) != uint64(p.SectorSize) {
+		return nil, p, nil, fmt.Errorf("--sealed: sealed is %d bytes, a %s sector %d", len(replica), p.Name, p.SectorSize)
+	}
+	nodes := make([]fr.Element, p.Nodes)
+	for i := range nodes {
+		if nodes[i], err = fr.LittleEndian.Element((*[32]byte)(replica[32*i:])); err != nil {
+			return nil, p, nil, fmt.Errorf("--sealed: sealed node %d is not a field element", i)
+		}
+	}
+	return &cm, p, nodes, nil
+}
+
+func snapEncodeAction(c *ucli.Context) error {
+	cm, sp, key, err := readSealedSector(c.String("sealed"))
+	if err != nil {
+		return usageError(err)
+	}
+	up, err := abi.UpdateForSeal(sp.Proof)
+	if err != nil {
+		return usageError(err)
+	}
+	if up.Nodes > 1<<24 {
+		return usageErrorf("%s: a %d GiB sector does not fit in memory here; snap encode takes 2KiB, 8MiB or 512MiB sectors", up.Name, up.SectorSize>>30)
+	}
+	raw, err := os.ReadFile(c.String("data"))
+	if err != nil {
+		return usageError(fmt.Errorf("--data: %w", err))
+	}
+	if uint64(len(raw)) != uint64(up.SectorSize) {
+		return usageErrorf("--data is %d bytes, the sector is %d (give fr32-padded data of exactly the sector size)", len(raw), up.SectorSize)
+	}
+	data := make([]merkle.Node, up.Nodes)
+	for i := range data {
+		copy(data[i][:], raw[32*i:])
+		if data[i][31]&0xc0 != 0 {
+			return usageErrorf("--data node %d has its top two bits set: the data is not fr32-padded", i)
+		}
+	}
+	commC, err := parseHex32("sealed comm_c", cm.CommC)
+	if err != nil {
+		return err
+	}
+	commCEl, err := fr.LittleEndian.Element(&commC)
+	if err != nil {
+		return fmt.Errorf("--sealed: comm_c is not a field element")
+	}
+	pr := newProgress()
+	pr.Update("encoding", 0, 2)
+	r, err := update.Encode(up, commCEl, key, data)
+	if err != nil {
+		pr.Done()
+		return err
+	}
+	if got := hex.EncodeToString(r.CommROld[:]); got != cm.CommR {
+		pr.Done()
+		return fmt.Errorf("--sealed: the replica's comm_r is %s, commitments.json says %s: the sector directory is inconsistent", got, cm.CommR)
+	}
+	pr.Update("vanilla proofs", 1, 2)
+	vanilla := make([][]byte, up.Partitions)
+	for k := range up.Partitions {
+		pp, err := r.PartitionProof(k)
+		if err != nil {
+			pr.Done()
+			return err
+		}
+		vanilla[k] = pp.Encode()
+	}
+	pr.Done()
+
+	replica := make([]byte, 32*len(r.Replica))
+	for i := range r.Replica {
+		fr.LittleEndian.PutElement((*[32]byte)(replica[32*i:]), r.Replica[i])
+	}
+	oldCID, err1 := commcid.ReplicaCommitmentV1ToCID(r.CommROld[:])
+	newCID, err2 := commcid.ReplicaCommitmentV1ToCID(r.CommRNew[:])
+	dCID, err3 := commcid.DataCommitmentV1ToCID(r.CommDNew[:])
+	for _, err := range []error{err1, err2, err3} {
+		if err != nil {
+			return err
+		}
+	}
+	h := hex.EncodeToString
+	uj := updateJSON{UpdateProof: up.Name, SectorSize: uint64(up.SectorSize), MinerID: cm.MinerID, SectorID: cm.SectorID,
+		CommROld: h(r.CommROld[:]), CommROldCID: oldCID.String(), CommRNew: h(r.CommRNew[:]), CommRNewCID: newCID.String(),
+		CommDNew: h(r.CommDNew[:]), CommDNewCID: dCID.String()}
+	ujb, err := json.MarshalIndent(uj, "", "  ")
+	if err != nil {
+		return err
+	}
+	vjb, err := json.Marshal(vanilla) // [][]byte: base64 strings, as Go's json writes them and curio stores them
+	if err != nil {
+		return err
+	}
+	dir := c.String("out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{"sealed", replica}, {snapVanillaFile, append(vjb, '\n')}, {snapUpdateFile, append(ujb, '\n')}} {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), 0o644, func(w io.Writer) error { _, err := w.Write(f.b); return err }); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(c.App.Writer, "encoded %s sector %d of miner %d into %s (%s, %d partitions)\ncomm_r_old %s (%s)\ncomm_r_new %s (%s)\ncomm_d_new %s (%s)\n",
+		sp.Name, cm.SectorID, cm.MinerID, dir, up.Name, up.Partitions, uj.CommROld, uj.CommROldCID, uj.CommRNew, uj.CommRNewCID, uj.CommDNew, uj.CommDNewCID)
+	return nil
+}
