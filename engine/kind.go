@@ -8,6 +8,7 @@ import (
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/fallback"
+	"github.com/filc2/filc2/proofs/snap"
 )
 
 // Kind is what a job proves. Each kind brings its decoded input (an Input),
@@ -21,9 +22,10 @@ const (
 	KindPoRep       Kind = iota // SealCommit2: a C1 output → the PoRep proof
 	KindWindowPoSt              // one WindowPoSt partition
 	KindWinningPoSt             // a WinningPoSt
+	KindSnapDeals               // ProveReplicaUpdate2: an update's vanilla proofs → the update proof
 )
 
-var kindNames = [...]string{"porep", "window-post", "winning-post"}
+var kindNames = [...]string{"porep", "window-post", "winning-post", "snap-deals"}
 
 // String returns the kind's name, such as "window-post".
 func (k Kind) String() string {
@@ -49,7 +51,8 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // Priority is the least priority a job of kind k runs at, curio's order:
 // WinningPoSt critical (a late one loses the block), WindowPoSt high (a late
-// one loses power), PoRep normal. A request asking for less gets this.
+// one loses power), PoRep and SnapDeals normal. A request asking for less
+// gets this.
 func (k Kind) Priority() Priority {
 	switch k {
 	case KindWinningPoSt:
@@ -66,9 +69,10 @@ func (k Kind) Priority() Priority {
 type CircuitSpec struct {
 	Kind       Kind
 	SectorSize uint64
-	Name       string        // the registered proof the load is for, for logs and errors
-	Seal       abi.SealProof // KindPoRep
-	PoSt       abi.PoStProof // KindWindowPoSt, KindWinningPoSt
+	Name       string          // the registered proof the load is for, for logs and errors
+	Seal       abi.SealProof   // KindPoRep
+	PoSt       abi.PoStProof   // KindWindowPoSt, KindWinningPoSt
+	Update     abi.UpdateProof // KindSnapDeals
 }
 
 // circuitKey is what residency keys circuits by.
@@ -84,7 +88,7 @@ func (k circuitKey) String() string {
 	return fmt.Sprintf("%s/%s", k.kind, ByteSize(int64(k.size)))
 }
 
-// Input is one job's decoded input: PoRep or PoSt. A Backend type-switches
+// Input is one job's decoded input: PoRep, PoSt or Snap. A Backend type-switches
 // on it; the engine only asks what every kind answers.
 type Input interface {
 	// Kind is what the job proves.
@@ -207,4 +211,40 @@ func poRepSpec(backend string, spec CircuitSpec) (abi.SealProof, error) {
 		return abi.SealProof{}, fmt.Errorf("engine: the %s backend proves PoRep only, not %s", backend, spec.Kind)
 	}
 	return spec.Seal, nil
+}
+
+// Snap is a SnapDeals update's input: the commitments and every partition's
+// vanilla proof (snap.Request), each partition one proving run.
+type Snap struct {
+	Request *snap.Request
+	// Checked says the caller ran snap.Check on the request already (the
+	// Prover API does, to refuse bad input before queueing): the backend does
+	// not run it again.
+	Checked bool
+}
+
+// Kind implements Input.
+func (*Snap) Kind() Kind { return KindSnapDeals }
+
+// Circuit implements Input.
+func (in *Snap) Circuit() CircuitSpec {
+	p := in.Request.Proof
+	return CircuitSpec{Kind: KindSnapDeals, SectorSize: uint64(p.SectorSize), Name: p.Name, Update: p}
+}
+
+// Partitions implements Input.
+func (in *Snap) Partitions() int { return in.Request.Proof.Partitions }
+
+// Fingerprint implements Input: the proof type and the three commitments.
+func (in *Snap) Fingerprint() [32]byte {
+	r := in.Request
+	h := sha256.New()
+	h.Write([]byte("update/" + r.Proof.Name))
+	h.Write([]byte{0})
+	h.Write(r.CommROld[:])
+	h.Write(r.CommDNew[:])
+	h.Write(r.CommRNew[:])
+	var f [32]byte
+	h.Sum(f[:0])
+	return f
 }

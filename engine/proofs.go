@@ -15,13 +15,14 @@ import (
 	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/post"
 	"github.com/filc2/filc2/proofs/r1cs"
+	"github.com/filc2/filc2/proofs/snap"
 	"github.com/filc2/filc2/proofs/snark"
 )
 
 // Proofs is the Backend on the proof packages: PoRep circuits and keys from
 // a parameter directory (c2.Load), witnesses from c2.Witness, verification by
-// c2.VerifyPartition; PoSt the same way on package post. Every kind proves
-// through the one GPUBackend.
+// c2.VerifyPartition; PoSt the same way on package post, SnapDeals on
+// package snap. Every kind proves through the one GPUBackend.
 type Proofs struct {
 	ParamsDir string     // where the .params, .vk and recorded circuits are
 	GPU       GPUBackend // the per-GPU provers
@@ -58,6 +59,11 @@ func (b *Proofs) Check(ctx context.Context, in Input) error {
 			return nil
 		}
 		return in.Partition.Check(in.Randomness)
+	case *Snap:
+		if in.Checked {
+			return nil
+		}
+		return snap.Check(in.Request)
 	}
 	return fmt.Errorf("engine: the %s backend does not prove %T inputs", b.Name(), in)
 }
@@ -72,6 +78,8 @@ func (b *Proofs) CircuitBytes(c CircuitSpec) (int64, error) {
 		f, fetch = c2.FilesIn(b.ParamsDir, c.Seal), "-p "+c.Name
 	case KindWindowPoSt, KindWinningPoSt:
 		f, fetch = post.FilesIn(b.ParamsDir, c.PoSt), "--post-proof "+c.Name
+	case KindSnapDeals:
+		f, fetch = snap.FilesIn(b.ParamsDir, c.Update), "--update-proof "+c.Name
 	default:
 		return 0, fmt.Errorf("engine: the %s backend does not prove %s", b.Name(), c.Kind)
 	}
@@ -104,6 +112,12 @@ func (b *Proofs) LoadCircuit(ctx context.Context, c CircuitSpec, progress func(d
 			return nil, err
 		}
 		return &postCircuit{pr: pr, partBytes: witnessBytes(pr.Circuit) + b.GPU.WorkingBytes(pr.Circuit)}, nil
+	case KindSnapDeals:
+		pr, err := snap.Load(ctx, c.Update, snap.LoadOptions{ParamsDir: b.ParamsDir, Backend: hostKeys{}})
+		if err != nil {
+			return nil, err
+		}
+		return &snapCircuit{pr: pr, partBytes: witnessBytes(pr.Circuit) + b.GPU.WorkingBytes(pr.Circuit)}, nil
 	}
 	return nil, fmt.Errorf("engine: the %s backend does not prove %s", b.Name(), c.Kind)
 }
@@ -114,6 +128,8 @@ func (b *Proofs) LoadProver(ctx context.Context, gpu int, c Circuit) (PartitionP
 	case *c2Circuit:
 		return b.GPU.LoadProver(ctx, gpu, cc.pr.PK, cc.pr.Circuit)
 	case *postCircuit:
+		return b.GPU.LoadProver(ctx, gpu, cc.pr.PK, cc.pr.Circuit)
+	case *snapCircuit:
 		return b.GPU.LoadProver(ctx, gpu, cc.pr.PK, cc.pr.Circuit)
 	}
 	return nil, fmt.Errorf("engine: circuit %T was not loaded by the %s backend", c, b.Name())
@@ -211,6 +227,55 @@ func postInput(in Input, k int) (*PoSt, error) {
 		return nil, fmt.Errorf("engine: a PoSt job has one proving run, not %d", k+1)
 	}
 	return ps, nil
+}
+
+// snapCircuit is a SnapDeals Circuit: a snap.Prover whose keys stay on the
+// host. Each partition synthesises its own witness (none is pooled).
+type snapCircuit struct {
+	pr        *snap.Prover
+	partBytes int64
+}
+
+// PartitionBytes implements Circuit: a witness and the GPU backend's working memory.
+func (c *snapCircuit) PartitionBytes() int64 { return c.partBytes }
+
+// KeyBytes implements KeyBytes.
+func (c *snapCircuit) KeyBytes() int64 { return keyPointBytes(c.pr.PK) }
+
+// Synthesize implements Circuit with snap.Witness.
+func (c *snapCircuit) Synthesize(ctx context.Context, in Input, k int) (*groth16.Assignment, error) {
+	sn, err := snapInput(in, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return snap.Witness(sn.Request, k, c.pr.Circuit)
+}
+
+// Verify implements Circuit with snap.VerifyPartition.
+func (c *snapCircuit) Verify(in Input, k int, proof *groth16.Proof) error {
+	sn, err := snapInput(in, k)
+	if err != nil {
+		return err
+	}
+	r := sn.Request
+	return snap.VerifyPartition(c.pr.PVK, r.Proof, r.Commitments, k, groth16.EncodeProofs([]groth16.Proof{*proof}))
+}
+
+func (c *snapCircuit) Close() error { return c.pr.Close() }
+
+// snapInput is in as the Snap input a Snap circuit takes, k one of its partitions.
+func snapInput(in Input, k int) (*Snap, error) {
+	sn, ok := in.(*Snap)
+	if !ok || sn.Request == nil {
+		return nil, fmt.Errorf("engine: a SnapDeals circuit given a %T input", in)
+	}
+	if k < 0 || k >= sn.Request.Proof.Partitions {
+		return nil, fmt.Errorf("engine: partition %d of a %s job of %d", k, sn.Request.Proof.Name, sn.Request.Proof.Partitions)
+	}
+	return sn, nil
 }
 
 // hostKeys is the groth16.Backend C2 hands c2.Load: it keeps nothing beyond

@@ -48,6 +48,9 @@ func (s *SetupKey) Name() string { return "setup-key/" + s.GPU.Name() }
 // Check implements Backend as Proofs does for PoRep: structure and vanilla
 // proofs. It proves PoRep only.
 func (s *SetupKey) Check(ctx context.Context, in Input) error {
+	if in.Kind() == KindSnapDeals {
+		return s.noSnap()
+	}
 	if ps, ok := in.(*PoSt); ok {
 		if ps.Checked {
 			return nil
@@ -65,6 +68,11 @@ func (s *SetupKey) Check(ctx context.Context, in Input) error {
 	return porep.VerifyVanilla(ctx, c)
 }
 
+// noSnap is the error of a SnapDeals job given to the setup-key backend.
+func (s *SetupKey) noSnap() error {
+	return fmt.Errorf("engine: the %s backend proves PoRep and PoSt, not SnapDeals yet: prove updates with parameter files (filc2 setup --update-proof)", s.Name())
+}
+
 func (s *SetupKey) circuits() *recordedCircuits {
 	s.once.Do(func() { s.rec = &recordedCircuits{pceDir: s.PCEDir, progress: s.Progress} })
 	return s.rec
@@ -73,6 +81,9 @@ func (s *SetupKey) circuits() *recordedCircuits {
 // CircuitBytes implements Backend: the recorded circuit, and the key when the
 // GPU backend keeps it on the host.
 func (s *SetupKey) CircuitBytes(spec CircuitSpec) (int64, error) {
+	if spec.Kind == KindSnapDeals {
+		return 0, s.noSnap()
+	}
 	if spec.Kind != KindPoRep {
 		return s.postCircuitBytes(spec)
 	}
@@ -88,6 +99,9 @@ func (s *SetupKey) CircuitBytes(spec CircuitSpec) (int64, error) {
 func (s *SetupKey) LoadCircuit(ctx context.Context, spec CircuitSpec, progress func(done, total int64)) (Circuit, error) {
 	if _, ok := s.GPU.(SetupLoader); !ok || !setupCapable(s.GPU) {
 		return nil, fmt.Errorf("engine: the %s GPU backend runs no setups", s.GPU.Name())
+	}
+	if spec.Kind == KindSnapDeals {
+		return nil, s.noSnap()
 	}
 	if spec.Kind != KindPoRep {
 		return s.loadPoStCircuit(ctx, spec, progress)

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/filc2/filc2/proofs/abi"
+	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/snap"
+	"github.com/filc2/filc2/proofs/snark"
+	"github.com/filc2/filc2/proofs/update"
+)
+
+// A 2KiB SnapDeals job through the engine on the Proofs backend: verified,
+// of kind snap-deals at normal priority, its circuit resident; the same id
+// for other commitments is a conflict; vanilla proofs of another update are
+// a bad request naming the check; the SetupKey backend says it does not
+// prove updates.
+func TestEngineSnap2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 2KiB update setup")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := abi.AllUpdate()[0]
+	toxic, err := groth16.SeededToxic(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := snap.Setup(ctx, p, dir, snark.SetupOptions{Toxic: &toxic}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Params.Dir = dir
+	cfg.Synthesis.Workers = 1
+	cfg.Memory.Budget = 4 * GiB
+	e, err := New(cfg, &Proofs{ParamsDir: dir, GPU: CPUWholeProof(0)}, WithLogger(discard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	req, _, err := snap.RandomRequest(p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.Submit(ctx, Request{ID: "snap-1", Input: &Snap{Request: req}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Await(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != KindSnapDeals || len(res.Proof) != abi.PartitionProofLen*p.Partitions || !res.Partitions[0].Verified {
+		t.Fatalf("result %+v", res)
+	}
+	pvk, err := snark.ReadVerifyingKey(snap.FilesIn(dir, p).VK, snap.NumInputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.Verify(pvk, p, req.Commitments, res.Proof); err != nil {
+		t.Fatalf("the engine's proof: %v", err)
+	}
+	if st, _ := e.Job(id); st.Priority != PriorityNormal || st.Kind != KindSnapDeals {
+		t.Errorf("job %+v: want kind snap-deals at normal priority", st)
+	}
+	other, _, err := snap.RandomRequest(p, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(ctx, Request{ID: "snap-1", Input: &Snap{Request: other}}); !errors.Is(err, ErrIDConflict) {
+		t.Errorf("a reused id for another update: %v", err)
+	}
+	bad := *req
+	bad.Vanilla = other.Vanilla
+	var ce *update.CheckError
+	if _, err := e.Submit(ctx, Request{Input: &Snap{Request: &bad}}); !errors.Is(err, ErrBadRequest) || !errors.As(err, &ce) {
+		t.Errorf("another update's vanilla proofs: %v", err)
+	}
+	if st := e.Status(); len(st.Circuits) != 1 || st.Circuits[0].Kind != KindSnapDeals {
+		t.Errorf("resident circuits %+v", st.Circuits)
+	}
+
+	sk, err := New(cfg, &SetupKey{GPU: CPUWholeProof(0), Seed: 4}, WithLogger(discard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sk.Close()
+	if _, err := sk.Submit(ctx, Request{Input: &Snap{Request: req}}); err == nil {
+		t.Error("the SetupKey backend took a SnapDeals job")
+	}
+}
