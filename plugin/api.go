@@ -75,7 +75,8 @@ type Proof []byte
 type JobID string
 
 // ProveRequest asks for one proving job: a SealCommit2 (Sector and
-// Commit1Out), or with PoSt set a WindowPoSt partition or a WinningPoSt.
+// Commit1Out), or with PoSt set a WindowPoSt partition or a WinningPoSt, or
+// with Snap set a SnapDeals update proof.
 type ProveRequest struct {
 	// ID is the idempotency key: submitting a request with the ID of a job
 	// that is queued, running or done returns that job instead of starting
@@ -95,6 +96,26 @@ type ProveRequest struct {
 	// PoSt, when set, asks for a PoSt instead of a SealCommit2: Commit1Out
 	// must then be empty and Sector.ID.Miner alone is read (for logs).
 	PoSt *PoStRequest `json:",omitempty"`
+	// Snap, when set, asks for a SnapDeals update proof
+	// (ProveReplicaUpdate2): Commit1Out and PoSt must then be empty and
+	// Sector.ID alone is read (for logs).
+	Snap *SnapRequest `json:",omitempty"`
+}
+
+// SnapRequest is a SnapDeals update to prove from its partition vanilla
+// proofs, what lotus's GenerateUpdateProofWithVanilla and curio's
+// SNAP_DEALS_UPDATE take.
+type SnapRequest struct {
+	// ProofType is the update proof type as go-state-types numbers it
+	// (RegisteredUpdateProof: 2KiB 0 … 64GiB 4).
+	ProofType abi.RegisteredUpdateProof
+	// CommROld, CommRNew and CommDNew are the 32-byte commitments: the
+	// sector key's comm_r, the updated sector's comm_r and the new data's
+	// comm_d (the raw bytes of their CIDs' digests).
+	CommROld, CommRNew, CommDNew []byte
+	// VanillaProofs holds one bincode PartitionProof per partition, in
+	// partition order (GenerateUpdateVanillaProofs' output); base64 in JSON.
+	VanillaProofs [][]byte
 }
 
 // PoStRequest is a WindowPoSt partition or a WinningPoSt to prove from the

@@ -11,6 +11,7 @@ import (
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/post"
+	"github.com/filc2/filc2/proofs/snap"
 )
 
 // NewEngineService returns a LocalService whose jobs are proved by e: the
@@ -36,10 +37,19 @@ func NewEngineService(e *engine.Engine, cfg LocalConfig) *LocalService {
 				continue
 			}
 			ci := Circuit{ProofType: c.ProofType, SectorSize: c.SectorSize, LoadNS: c.LoadTime, Loaded: time.Now().Add(-c.Idle)}
-			if p, err := abi.ParseName(c.ProofType); err == nil {
-				ci.Params = c2.FilesIn(cfg.ParamsDir, p).Params
-			} else if p, err := abi.ParsePoStName(c.ProofType); err == nil {
-				ci.Params = post.FilesIn(cfg.ParamsDir, p).Params
+			switch c.Kind {
+			case engine.KindPoRep:
+				if p, err := abi.ParseName(c.ProofType); err == nil {
+					ci.Params = c2.FilesIn(cfg.ParamsDir, p).Params
+				}
+			case engine.KindWindowPoSt, engine.KindWinningPoSt:
+				if p, err := abi.ParsePoStName(c.ProofType); err == nil {
+					ci.Params = post.FilesIn(cfg.ParamsDir, p).Params
+				}
+			case engine.KindSnapDeals:
+				if p, err := abi.ParseUpdateName(c.ProofType); err == nil {
+					ci.Params = snap.FilesIn(cfg.ParamsDir, p).Params
+				}
 			}
 			st.Circuits = append(st.Circuits, ci)
 		}
@@ -63,6 +73,9 @@ func proveOnEngine(ctx context.Context, e *engine.Engine, req *Request) (Proof, 
 	er := engine.Request{ID: string(req.ID), ProofType: req.Proof, Commit1: req.C1, Priority: engine.Priority(req.Priority)}
 	if req.PoSt != nil {
 		er = engine.Request{ID: string(req.ID), Input: req.PoSt, Priority: engine.Priority(req.Priority)}
+	}
+	if req.Snap != nil {
+		er = engine.Request{ID: string(req.ID), Input: req.Snap, Priority: engine.Priority(req.Priority)}
 	}
 	id, err := e.Submit(ctx, er)
 	if err != nil {
@@ -99,6 +112,9 @@ func engineError(e *engine.Engine, req *Request, err error) error {
 		field := "Commit1Out"
 		if req.PoSt != nil {
 			field = "PoSt.VanillaProofs"
+		}
+		if req.Snap != nil {
+			field = "Snap.VanillaProofs"
 		}
 		return &BadInputError{Field: field, Msg: err.Error()}
 	case errors.Is(err, engine.ErrCanceled):

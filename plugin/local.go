@@ -18,6 +18,7 @@ import (
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/post"
+	"github.com/filc2/filc2/proofs/snap"
 	"github.com/filc2/filc2/proofs/snark"
 )
 
@@ -365,10 +366,14 @@ func (s *LocalService) prune(now time.Time) {
 	s.finished = s.finished[n:]
 }
 
-// proveC2 is the default ProveFunc: c2 for a SealCommit2, post for a PoSt.
+// proveC2 is the default ProveFunc: c2 for a SealCommit2, post for a PoSt,
+// snap for a SnapDeals update.
 func (s *LocalService) proveC2(ctx context.Context, req *Request) (Proof, []c2.PartitionTiming, error) {
 	if req.PoSt != nil {
 		return s.provePoSt(ctx, req)
+	}
+	if req.Snap != nil {
+		return s.proveSnap(ctx, req)
 	}
 	pr, err := s.provers.get(ctx, req.Proof)
 	if err != nil {
@@ -402,6 +407,30 @@ func (s *LocalService) provePoSt(ctx context.Context, req *Request) (Proof, []c2
 		return nil, nil, &InternalError{Msg: err.Error()}
 	}
 	return proof, []c2.PartitionTiming{{Partition: 0, Synthesis: t.Synthesis, Prove: t.Prove, Verify: t.Verify}}, nil
+}
+
+// proveSnap proves a SnapDeals update's partitions with snap (each verified
+// before it is returned); the vanilla proofs were checked by ParseRequest.
+func (s *LocalService) proveSnap(ctx context.Context, req *Request) (Proof, []c2.PartitionTiming, error) {
+	sr := req.Snap.Request
+	pr, err := s.provers.getSnap(ctx, sr.Proof)
+	if err != nil {
+		return nil, nil, err
+	}
+	var proof Proof
+	var timings []c2.PartitionTiming
+	for k := range sr.Proof.Partitions {
+		b, t, err := pr.ProvePartition(ctx, sr, k)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, &InternalError{Msg: fmt.Sprintf("partition %d: %v", k, err)}
+		}
+		proof = append(proof, b...)
+		timings = append(timings, c2.PartitionTiming{Partition: k, Synthesis: t.Synthesis, Prove: t.Prove, Verify: t.Verify})
+	}
+	return proof, timings, nil
 }
 
 // before orders the queue: higher priority first, then submission order.
@@ -452,7 +481,7 @@ type proverCache struct {
 
 type proverEntry struct {
 	ready chan struct{}
-	pr    interface{ Close() error } // a *c2.Prover or a *post.Prover
+	pr    interface{ Close() error } // a *c2.Prover, *post.Prover or *snap.Prover
 	err   error
 	info  Circuit
 }
@@ -499,6 +528,22 @@ func (pc *proverCache) getPoSt(ctx context.Context, p abi.PoStProof) (*post.Prov
 		return nil, err
 	}
 	return pr.(*post.Prover), nil
+}
+
+// getSnap is get for a SnapDeals circuit.
+func (pc *proverCache) getSnap(ctx context.Context, p abi.UpdateProof) (*snap.Prover, error) {
+	pr, err := pc.entry(ctx, circuitLoad{name: p.Name, size: uint64(p.SectorSize), files: snap.FilesIn(pc.dir, p), flag: "--update-proof",
+		load: func() (interface{ Close() error }, error) {
+			pr, err := snap.Load(pc.ctx, p, snap.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
+			if err != nil {
+				return nil, err
+			}
+			return pr, nil
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return pr.(*snap.Prover), nil
 }
 
 // entry returns the loaded circuit cl, loading it on first use (keyed by

@@ -14,6 +14,9 @@ import (
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/snap"
+	"github.com/filc2/filc2/proofs/update"
+	"github.com/filc2/filc2/proofs/vanilla"
 )
 
 // MaxC1Size bounds a C1 output (the decoded bytes; Commit1Out's base64 in a
@@ -33,6 +36,7 @@ type Request struct {
 	Proof    abi.SealProof     // the proof type, Sector.ProofType's (SealCommit2)
 	C1       *c1.Commit1Out    // the decoded C1 output (SealCommit2)
 	PoSt     *engine.PoSt      // a PoSt's checked vanilla proofs and randomness (nil: SealCommit2)
+	Snap     *engine.Snap      // a SnapDeals update's checked vanilla proofs and commitments
 	Digest   [sha256.Size]byte // of the sector and the C1 bytes, or of the PoSt: equal digests, same job
 }
 
@@ -41,6 +45,9 @@ func (r *Request) Kind() string {
 	if r.PoSt != nil {
 		return r.PoSt.Kind().String()
 	}
+	if r.Snap != nil {
+		return r.Snap.Kind().String()
+	}
 	return engine.KindPoRep.String()
 }
 
@@ -48,6 +55,9 @@ func (r *Request) Kind() string {
 func (r *Request) ProofName() string {
 	if r.PoSt != nil {
 		return r.PoSt.Partition.Proof.Name
+	}
+	if r.Snap != nil {
+		return r.Snap.Request.Proof.Name
 	}
 	return r.Proof.Name
 }
@@ -61,8 +71,14 @@ func ParseRequest(ctx context.Context, req ProveRequest) (*Request, error) {
 	if err := checkID(req.ID); err != nil {
 		return nil, err
 	}
+	if req.PoSt != nil && req.Snap != nil {
+		return nil, &BadInputError{Field: "Snap", Msg: "set with PoSt: send one kind of request"}
+	}
 	if req.PoSt != nil {
 		return parsePoSt(ctx, req)
+	}
+	if req.Snap != nil {
+		return parseSnap(ctx, req)
 	}
 	p, err := abi.Lookup(req.Sector.ProofType)
 	if err != nil {
@@ -217,6 +233,74 @@ func parsePoSt(ctx context.Context, req ProveRequest) (*Request, error) {
 		id = JobID(uuid.NewString())
 	}
 	out := &Request{ID: id, Sector: SectorRef{ID: req.Sector.ID}, Priority: max(req.Priority, int(in.Kind().Priority())), PoSt: in}
+	h.Sum(out.Digest[:0])
+	return out, nil
+}
+
+// MaxSnapVanilla bounds one partition's vanilla proof (a 32GiB partition's
+// is 562 KB).
+const MaxSnapVanilla = 4 << 20
+
+// parseSnap validates a SnapDeals request: its type, the three
+// commitments, each partition's bincode and the vanilla check of every
+// partition (paths, roots, the encoding, the apex tree).
+func parseSnap(ctx context.Context, req ProveRequest) (*Request, error) {
+	sr := req.Snap
+	if len(req.Commit1Out) != 0 {
+		return nil, &BadInputError{Field: "Commit1Out", Msg: "set for a SnapDeals request: send either a C1 output or Snap, not both"}
+	}
+	p, err := abi.LookupUpdate(sr.ProofType)
+	if err != nil {
+		return nil, &BadInputError{Field: "Snap.ProofType", Msg: err.Error()}
+	}
+	var pub update.Commitments
+	for _, c := range []struct {
+		field string
+		b     []byte
+		dst   *vanilla.Domain
+	}{{"Snap.CommROld", sr.CommROld, &pub.CommROld}, {"Snap.CommRNew", sr.CommRNew, &pub.CommRNew}, {"Snap.CommDNew", sr.CommDNew, &pub.CommDNew}} {
+		if len(c.b) != 32 {
+			return nil, &BadInputError{Field: c.field, Msg: fmt.Sprintf("%d bytes, want 32", len(c.b))}
+		}
+		*c.dst = vanilla.Domain(c.b)
+	}
+	if n := len(sr.VanillaProofs); n != p.Partitions {
+		return nil, &BadInputError{Field: "Snap.VanillaProofs", Msg: fmt.Sprintf("%d partition proofs, %s has %d (one per partition, in partition order)", n, p.Name, p.Partitions)}
+	}
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(sr.ProofType))
+	h.Write([]byte("snap\x00"))
+	h.Write(b[:])
+	h.Write(pub.CommROld[:])
+	h.Write(pub.CommRNew[:])
+	h.Write(pub.CommDNew[:])
+	sreq := &snap.Request{Proof: p, Commitments: pub}
+	for k, raw := range sr.VanillaProofs {
+		if len(raw) > MaxSnapVanilla {
+			return nil, &BadInputError{Field: fmt.Sprintf("Snap.VanillaProofs[%d]", k), Msg: fmt.Sprintf("%d bytes, over the limit of %d", len(raw), MaxSnapVanilla)}
+		}
+		pp, err := update.DecodePartitionProof(raw)
+		if err != nil {
+			return nil, &BadInputError{Field: fmt.Sprintf("Snap.VanillaProofs[%d]", k), Msg: err.Error()}
+		}
+		sreq.Vanilla = append(sreq.Vanilla, pp)
+		binary.LittleEndian.PutUint64(b[:], uint64(len(raw)))
+		h.Write(b[:])
+		h.Write(raw)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := snap.Check(sreq); err != nil {
+		return nil, &BadInputError{Field: "Snap.VanillaProofs", Msg: err.Error()}
+	}
+	id := req.ID
+	if id == "" {
+		id = JobID(uuid.NewString())
+	}
+	in := &engine.Snap{Request: sreq, Checked: true}
+	out := &Request{ID: id, Sector: SectorRef{ID: req.Sector.ID}, Priority: max(req.Priority, int(in.Kind().Priority())), Snap: in}
 	h.Sum(out.Digest[:0])
 	return out, nil
 }

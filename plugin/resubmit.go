@@ -38,6 +38,12 @@ func requestSize(req *ProveRequest) int64 {
 			n += int64(len(v)) + 24
 		}
 	}
+	if req.Snap != nil {
+		n += 96
+		for _, v := range req.Snap.VanillaProofs {
+			n += int64(len(v)) + 24
+		}
+	}
 	return n
 }
 
