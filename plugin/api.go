@@ -201,6 +201,7 @@ type GPU struct {
 
 // Circuit is a circuit with its parameters loaded and resident.
 type Circuit struct {
+	Kind       string `json:",omitempty"` // "porep" (also when empty), "window-post", "winning-post", "snap-deals"
 	ProofType  string // the proof type it was loaded for, such as "StackedDrg32GiBV1_1"
 	SectorSize uint64
 	Params     string // the .params file

@@ -36,7 +36,7 @@ func NewEngineService(e *engine.Engine, cfg LocalConfig) *LocalService {
 			if c.State != "ready" {
 				continue
 			}
-			ci := Circuit{ProofType: c.ProofType, SectorSize: c.SectorSize, LoadNS: c.LoadTime, Loaded: time.Now().Add(-c.Idle)}
+			ci := Circuit{Kind: c.Kind.String(), ProofType: c.ProofType, SectorSize: c.SectorSize, LoadNS: c.LoadTime, Loaded: time.Now().Add(-c.Idle)}
 			switch c.Kind {
 			case engine.KindPoRep:
 				if p, err := abi.ParseName(c.ProofType); err == nil {

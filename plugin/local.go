@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/filc2/filc2/engine"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/groth16"
@@ -490,6 +491,7 @@ type proverEntry struct {
 // the flag naming its proof type to params fetch and setup ("-p",
 // "--post-proof"), and the load.
 type circuitLoad struct {
+	kind  string // the engine kind's name ("" for PoRep)
 	name  string
 	size  uint64
 	files snark.Files
@@ -516,7 +518,11 @@ func (pc *proverCache) get(ctx context.Context, p abi.SealProof) (*c2.Prover, er
 
 // getPoSt is get for a PoSt circuit.
 func (pc *proverCache) getPoSt(ctx context.Context, p abi.PoStProof) (*post.Prover, error) {
-	pr, err := pc.entry(ctx, circuitLoad{name: p.Name, size: uint64(p.SectorSize), files: post.FilesIn(pc.dir, p), flag: "--post-proof",
+	kind := engine.KindWindowPoSt
+	if p.Kind == abi.Winning {
+		kind = engine.KindWinningPoSt
+	}
+	pr, err := pc.entry(ctx, circuitLoad{kind: kind.String(), name: p.Name, size: uint64(p.SectorSize), files: post.FilesIn(pc.dir, p), flag: "--post-proof",
 		load: func() (interface{ Close() error }, error) {
 			pr, err := post.Load(pc.ctx, p, post.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
 			if err != nil {
@@ -532,7 +538,7 @@ func (pc *proverCache) getPoSt(ctx context.Context, p abi.PoStProof) (*post.Prov
 
 // getSnap is get for a SnapDeals circuit.
 func (pc *proverCache) getSnap(ctx context.Context, p abi.UpdateProof) (*snap.Prover, error) {
-	pr, err := pc.entry(ctx, circuitLoad{name: p.Name, size: uint64(p.SectorSize), files: snap.FilesIn(pc.dir, p), flag: "--update-proof",
+	pr, err := pc.entry(ctx, circuitLoad{kind: engine.KindSnapDeals.String(), name: p.Name, size: uint64(p.SectorSize), files: snap.FilesIn(pc.dir, p), flag: "--update-proof",
 		load: func() (interface{ Close() error }, error) {
 			pr, err := snap.Load(pc.ctx, p, snap.LoadOptions{ParamsDir: pc.dir, Backend: pc.backend})
 			if err != nil {
@@ -586,7 +592,7 @@ func (pc *proverCache) load(key string, e *proverEntry, cl circuitLoad) {
 		return
 	}
 	e.pr = pr
-	e.info = Circuit{ProofType: cl.name, SectorSize: cl.size, Params: cl.files.Params, LoadNS: time.Since(t0), Loaded: time.Now()}
+	e.info = Circuit{Kind: cl.kind, ProofType: cl.name, SectorSize: cl.size, Params: cl.files.Params, LoadNS: time.Since(t0), Loaded: time.Now()}
 	pc.log.Info("parameters loaded", "proof", cl.name, "took", e.info.LoadNS.String())
 }
 

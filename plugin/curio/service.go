@@ -62,9 +62,9 @@ type Config struct {
 }
 
 // Service is the cuzk.v1.ProvingEngine gRPC service over a plugin.Prover: what
-// curio's [Cuzk] client calls. It proves POREP_SEAL_COMMIT,
-// WINDOW_POST_PARTITION and WINNING_POST; SNAP_DEALS_UPDATE is answered
-// UNIMPLEMENTED.
+// curio's [Cuzk] client calls. It proves all four kinds curio sends:
+// POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, WINDOW_POST_PARTITION and
+// WINNING_POST.
 //
 //	SubmitProof  validate and queue (Submit); request_id is the job id
 //	AwaitProof   wait (Await), at most timeout_ms: COMPLETED with the proof,
@@ -140,8 +140,8 @@ func (s *Service) recovered(method string, err *error) {
 }
 
 // proveRequest turns a SubmitProofRequest into a plugin.ProveRequest:
-// POREP_SEAL_COMMIT, WINDOW_POST_PARTITION and WINNING_POST; SNAP_DEALS_UPDATE
-// is refused as unimplemented.
+// POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, WINDOW_POST_PARTITION and
+// WINNING_POST.
 func proveRequest(r *cuzkv1.SubmitProofRequest) (plugin.ProveRequest, error) {
 	if r == nil {
 		return plugin.ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: no request (Prove needs submit)")
@@ -151,9 +151,9 @@ func proveRequest(r *cuzkv1.SubmitProofRequest) (plugin.ProveRequest, error) {
 	case cuzkv1.ProofKind_WINDOW_POST_PARTITION, cuzkv1.ProofKind_WINNING_POST:
 		return postRequest(r)
 	case cuzkv1.ProofKind_SNAP_DEALS_UPDATE:
-		return plugin.ProveRequest{}, status.Errorf(codes.Unimplemented, "unsupported: proof kind %s; filc2 proves POREP_SEAL_COMMIT, WINDOW_POST_PARTITION and WINNING_POST", k)
+		return snapRequest(r)
 	default:
-		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: proof_kind %d: want POREP_SEAL_COMMIT, WINDOW_POST_PARTITION or WINNING_POST", int32(k))
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: proof_kind %d: want POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, WINDOW_POST_PARTITION or WINNING_POST", int32(k))
 	}
 	if r.GetRegisteredProof() > math.MaxInt64 {
 		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredSealProof", r.GetRegisteredProof())
@@ -219,6 +219,37 @@ func postRequest(r *cuzkv1.SubmitProofRequest) (plugin.ProveRequest, error) {
 	}, nil
 }
 
+// snapRequest is proveRequest for SNAP_DEALS_UPDATE, with the fields
+// curio's ProveUpdateCuzk sets: registered_proof an
+// abi.RegisteredUpdateProof (0–4), sector_size (0 from ProofShare: derived
+// from the type), vanilla_proofs one bincode PartitionProof per partition
+// in partition order, comm_r_old, comm_r_new and comm_d_new (32 raw bytes
+// each), sector_number and miner_id.
+func snapRequest(r *cuzkv1.SubmitProofRequest) (plugin.ProveRequest, error) {
+	if r.GetRegisteredProof() > math.MaxInt64 {
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof %d is not a RegisteredUpdateProof", r.GetRegisteredProof())
+	}
+	pt := abi.RegisteredUpdateProof(r.GetRegisteredProof())
+	p, err := fabi.LookupUpdate(pt)
+	if err != nil {
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: registered_proof: %v", err)
+	}
+	if ss := r.GetSectorSize(); ss != 0 && ss != uint64(p.SectorSize) {
+		return plugin.ProveRequest{}, status.Errorf(codes.InvalidArgument, "bad input: sector_size %d, but registered_proof %d (%s) has %d-byte sectors",
+			ss, pt, p.Name, uint64(p.SectorSize))
+	}
+	if len(r.GetVanillaProof()) != 0 {
+		return plugin.ProveRequest{}, status.Error(codes.InvalidArgument, "bad input: vanilla_proof is set: an update's per-partition vanilla proofs go in vanilla_proofs")
+	}
+	return plugin.ProveRequest{
+		ID:       plugin.JobID(r.GetRequestId()),
+		Sector:   plugin.SectorRef{ID: abi.SectorID{Miner: abi.ActorID(r.GetMinerId()), Number: abi.SectorNumber(r.GetSectorNumber())}},
+		Priority: cuzkPriority(r.GetPriority()),
+		Snap: &plugin.SnapRequest{ProofType: pt, CommROld: r.GetCommROld(), CommRNew: r.GetCommRNew(), CommDNew: r.GetCommDNew(),
+			VanillaProofs: r.GetVanillaProofs()},
+	}, nil
+}
+
 // contentDigest identifies a request's content for a reused request_id.
 func contentDigest(req plugin.ProveRequest) [sha256.Size]byte {
 	h := sha256.New()
@@ -226,6 +257,13 @@ func contentDigest(req plugin.ProveRequest) [sha256.Size]byte {
 	if ps := req.PoSt; ps != nil {
 		fmt.Fprintf(h, "post %d %d %x", ps.ProofType, ps.Partition, ps.Randomness)
 		for _, v := range ps.VanillaProofs {
+			fmt.Fprintf(h, " %d:", len(v))
+			h.Write(v)
+		}
+	}
+	if sr := req.Snap; sr != nil {
+		fmt.Fprintf(h, "snap %d %x %x %x", sr.ProofType, sr.CommROld, sr.CommRNew, sr.CommDNew)
+		for _, v := range sr.VanillaProofs {
 			fmt.Fprintf(h, " %d:", len(v))
 			h.Write(v)
 		}
@@ -441,8 +479,8 @@ func (s *Service) CancelProof(ctx context.Context, r *cuzkv1.CancelProofRequest)
 
 // GetStatus implements cuzk's GetStatus. queues has porep-c2 with the
 // queued (pending) and proving (in_progress) SealCommit2 jobs, and
-// window-post and winning-post when such jobs are there: curio sums them
-// all for its backpressure.
+// window-post, winning-post and snap-deals when such jobs are there: curio
+// sums them all for its backpressure.
 func (s *Service) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest) (*cuzkv1.GetStatusResponse, error) {
 	st, err := s.p.Status(ctx)
 	if err != nil {
@@ -470,7 +508,7 @@ func (s *Service) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest) (*c
 		TotalProofsFailed:    st.Totals.Failed,
 		UptimeSeconds:        uint64(time.Since(s.started) / time.Second),
 	}
-	for _, name := range []string{"window-post", "winning-post"} {
+	for _, name := range []string{"window-post", "winning-post", "snap-deals"} {
 		if q := queues[name]; q != nil {
 			out.Queues = append(out.Queues, q)
 		}
@@ -480,10 +518,17 @@ func (s *Service) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest) (*c
 	}
 	for _, c := range st.Circuits {
 		kind, id := "", CircuitID(c.SectorSize)
-		if p, err := fabi.ParsePoStName(c.ProofType); err == nil {
-			kind, id = "window-post", "wpost-"+strings.TrimPrefix(CircuitID(c.SectorSize), "porep-")
-			if p.Kind == fabi.Winning {
-				kind, id = "winning-post", "winning-"+strings.TrimPrefix(CircuitID(c.SectorSize), "porep-")
+		size := strings.TrimPrefix(id, "porep-")
+		switch c.Kind {
+		case "window-post", "winning-post", "snap-deals":
+			kind = c.Kind
+			id = map[string]string{"window-post": "wpost-", "winning-post": "winning-", "snap-deals": "snap-"}[kind] + size
+		case "", "porep":
+			if p, err := fabi.ParsePoStName(c.ProofType); err == nil { // a prover that reports no kind
+				kind, id = "window-post", "wpost-"+size
+				if p.Kind == fabi.Winning {
+					kind, id = "winning-post", "winning-"+size
+				}
 			}
 		}
 		srs := &cuzkv1.SRSStatus{CircuitId: id, Tier: cuzkv1.SRSStatus_HOT}
@@ -495,7 +540,7 @@ func (s *Service) GetStatus(ctx context.Context, _ *cuzkv1.GetStatusRequest) (*c
 				continue
 			}
 			if kind != "" {
-				srs.RefCount++ // the PoSt jobs of its kind (one circuit per size is the usual case)
+				srs.RefCount++ // the PoSt or Snap jobs of its kind (one circuit per size is the usual case)
 			} else if p, err := fabi.Lookup(j.Sector.ProofType); err == nil && uint64(p.SectorSize) == c.SectorSize {
 				srs.RefCount++
 			}

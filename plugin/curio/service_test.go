@@ -103,8 +103,8 @@ func TestCuzkService(t *testing.T) {
 		t.Fatalf("Prove: %v %v", p.r, p.err)
 	}
 
-	// SnapDeals is unsupported; PoSt vanilla proofs that are no bincode are
-	// bad input; bad requests are refused.
+	// PoSt and SnapDeals vanilla proofs that are no bincode are bad input;
+	// bad requests are refused.
 	for _, k := range []cuzkv1.ProofKind{cuzkv1.ProofKind_SNAP_DEALS_UPDATE, cuzkv1.ProofKind_WINDOW_POST_PARTITION, cuzkv1.ProofKind_WINNING_POST} {
 		r := curioRequest(t, 1, a)
 		r.ProofKind, r.VanillaProof, r.VanillaProofs, r.Randomness = k, nil, [][]byte{[]byte("x")}, make([]byte, 32)
@@ -112,7 +112,9 @@ func TestCuzkService(t *testing.T) {
 		code, msg := codes.InvalidArgument, "PoSt.VanillaProofs[0]"
 		switch k {
 		case cuzkv1.ProofKind_SNAP_DEALS_UPDATE:
-			code, msg = codes.Unimplemented, "unsupported"
+			r.RegisteredProof = 0 // StackedDrg2KiBV1 (an update type)
+			r.CommROld, r.CommRNew, r.CommDNew = make([]byte, 32), make([]byte, 32), make([]byte, 32)
+			msg = "Snap.VanillaProofs[0]"
 		case cuzkv1.ProofKind_WINNING_POST:
 			r.RegisteredProof = 0 // StackedDrgWinning2KiBV1
 		}

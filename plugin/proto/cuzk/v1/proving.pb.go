@@ -46,9 +46,9 @@ type ProofKind int32
 const (
 	ProofKind_PROOF_KIND_UNSPECIFIED ProofKind = 0
 	ProofKind_POREP_SEAL_COMMIT      ProofKind = 1 // SealCommit2: a C1 output in, the PoRep proof out
-	ProofKind_SNAP_DEALS_UPDATE      ProofKind = 2 // not proved by filc2
-	ProofKind_WINDOW_POST_PARTITION  ProofKind = 3 // not proved by filc2
-	ProofKind_WINNING_POST           ProofKind = 4 // not proved by filc2
+	ProofKind_SNAP_DEALS_UPDATE      ProofKind = 2 // ProveReplicaUpdate2: partition vanilla proofs in, the update proof out
+	ProofKind_WINDOW_POST_PARTITION  ProofKind = 3 // one WindowPoSt partition
+	ProofKind_WINNING_POST           ProofKind = 4 // a WinningPoSt
 )
 
 // Enum value maps for ProofKind.
