@@ -28,7 +28,7 @@ const workerCallsFile = "worker-calls.json"
 func workerCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "worker",
-		Usage: "run a lotus worker: SealCommit2 (seal/v0/commit/2), or with --windowpost/--winningpost a PoSt worker",
+		Usage: "run a lotus worker: SealCommit2 (seal/v0/commit/2) and/or ProveReplicaUpdate2, or with --windowpost/--winningpost a PoSt worker",
 		Description: "Launches `filc2 plugin` (as filc2 serve does) and serves the lotus Worker API v0 at http://ADDR/rpc/v0\n" +
 			"(namespace Filecoin: Version 1.7.0, TaskTypes seal/v0/commit/2, Paths, Info, Session, ProcessSession,\n" +
 			"Enabled, SetEnabled, WaitQuiet, SealCommit2). It registers with the miner (WorkerConnect) using the admin\n" +
@@ -44,6 +44,10 @@ func workerCommand() *ucli.Command {
 			"Info reports (memory, CPUs, GPUs) and lotus's C2 table, overridden as in lotus-worker by C2_32G_MIN_MEMORY,\n" +
 			"C2_MAX_CONCURRENT, C2_GPU_UTILIZATION and the like. Set [Storage] AllowCommit=false on the miner so that\n" +
 			"C2 goes to workers.\n\n" +
+			"--prove-replica-update2 also serves SnapDeals' ProveReplicaUpdate2 (seal/v0/provereplicaupdate/2): the\n" +
+			"partitions' vanilla proofs (ProveReplicaUpdate1's output) in, checked and queued at once; the update proof\n" +
+			"goes back with ReturnProveReplicaUpdate2, retried as for C2; lotus's PR2 table, PR2_… overrides.\n" +
+			"--no-commit2 drops C2 (a worker for updates only).\n\n" +
 			"--windowpost and/or --winningpost make a PoSt worker instead (as lotus-worker's flags): TaskTypes\n" +
 			"post/v0/windowproof and/or post/v0/winningproof, and the methods GenerateWindowPoSt and GenerateWinningPoSt.\n" +
 			"It reads each challenged sector's vanilla proof from the storage node that holds it (the miner's\n" +
@@ -56,6 +60,8 @@ func workerCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "listen", Usage: "HOST:PORT the worker API listens on (the miner dials it)", Value: defaultWorkerListen},
 			&ucli.StringFlag{Name: "name", Usage: "the worker's name in the miner (default: the hostname)"},
 			&ucli.BoolFlag{Name: "no-swap", Usage: "report no swap to the miner's scheduler"},
+			&ucli.BoolFlag{Name: "prove-replica-update2", Usage: "also serve SnapDeals' ProveReplicaUpdate2 (seal/v0/provereplicaupdate/2)"},
+			&ucli.BoolFlag{Name: "no-commit2", Usage: "do not serve SealCommit2 (with --prove-replica-update2: an update worker)"},
 			&ucli.BoolFlag{Name: "windowpost", Usage: "serve WindowPoSt (post/v0/windowproof) instead of C2"},
 			&ucli.BoolFlag{Name: "winningpost", Usage: "serve WinningPoSt (post/v0/winningproof) instead of C2"},
 		}, proverFlags()...),
@@ -107,8 +113,20 @@ func workerAction(c *ucli.Context) error {
 	}
 	defer client.Close()
 
-	tasks := []lotus.TaskType{lotus.TTCommit2}
+	var tasks []lotus.TaskType
+	if !c.Bool("no-commit2") {
+		tasks = append(tasks, lotus.TTCommit2)
+	}
+	if c.Bool("prove-replica-update2") {
+		tasks = append(tasks, lotus.TTProveReplicaUpdate2)
+	}
+	if len(tasks) == 0 {
+		return usageErrorf("--no-commit2 without --prove-replica-update2 leaves nothing to serve")
+	}
 	if c.Bool("windowpost") || c.Bool("winningpost") {
+		if c.Bool("prove-replica-update2") || c.Bool("no-commit2") {
+			return usageErrorf("a PoSt worker serves only PoSt: drop --prove-replica-update2 and --no-commit2, or run them on another worker")
+		}
 		tasks = nil
 		if c.Bool("windowpost") {
 			tasks = append(tasks, lotus.TTGenerateWindowPoSt)

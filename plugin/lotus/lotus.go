@@ -45,8 +45,12 @@ const MinerAPIVersion plugin.APIVersion = 1<<16 | 5<<8
 // TaskType is lotus's sealtasks.TaskType.
 type TaskType string
 
-// TTCommit2 is the one task a filc2 worker accepts: SealCommit2.
+// TTCommit2 is lotus's sealtasks.TTCommit2, SealCommit2.
 const TTCommit2 TaskType = "seal/v0/commit/2"
+
+// TTProveReplicaUpdate2 is lotus's sealtasks.TTProveReplicaUpdate2, the
+// SnapDeals proof.
+const TTProveReplicaUpdate2 TaskType = "seal/v0/provereplicaupdate/2"
 
 // CallID is lotus's storiface.CallID, the handle of an asynchronous worker
 // call: {"Sector":{"Miner":1000,"Number":42},"ID":"<uuid>"}.
@@ -224,28 +228,48 @@ var sizeNames = map[abi.RegisteredSealProof]string{
 // (SIZE 2K, 8M, 512M, 32G, 64G), else C2_<NAME>, else the default. A value
 // that does not parse is an error naming the variable.
 func Commit2Resources(lookup func(key string) (string, bool)) (map[TaskType]map[abi.RegisteredSealProof]Resources, error) {
-	out := make(map[abi.RegisteredSealProof]Resources)
-	for spt, def := range commit2Defaults {
-		r := def
-		for _, f := range resourceFields {
-			key := "C2_" + sizeNames[spt] + "_" + f.name
-			val, found := lookup(key)
-			if !found {
-				key = "C2_" + f.name
-				if val, found = lookup(key); !found {
-					continue
+	return TaskResources(lookup, TTCommit2)
+}
+
+// taskShortNames are lotus's short task names, the prefix of their
+// resource overrides.
+var taskShortNames = map[TaskType]string{TTCommit2: "C2", TTProveReplicaUpdate2: "PR2"}
+
+// TaskResources returns the resource table of the sealing tasks tts
+// (seal/v0/commit/2, seal/v0/provereplicaupdate/2; lotus's defaults for the
+// latter are copied from commit-2's) with lotus-worker's overrides:
+// <SHORT>_<SIZE>_<NAME>, else <SHORT>_<NAME> (SHORT C2 or PR2).
+func TaskResources(lookup func(key string) (string, bool), tts ...TaskType) (map[TaskType]map[abi.RegisteredSealProof]Resources, error) {
+	tables := make(map[TaskType]map[abi.RegisteredSealProof]Resources)
+	for _, tt := range tts {
+		short, ok := taskShortNames[tt]
+		if !ok {
+			continue // no resource table: PoSt tasks
+		}
+		out := make(map[abi.RegisteredSealProof]Resources)
+		for spt, def := range commit2Defaults {
+			r := def
+			for _, f := range resourceFields {
+				key := short + "_" + sizeNames[spt] + "_" + f.name
+				val, found := lookup(key)
+				if !found {
+					key = short + "_" + f.name
+					if val, found = lookup(key); !found {
+						continue
+					}
+				}
+				if err := f.set(&r, val); err != nil {
+					return nil, fmt.Errorf("environment variable %s=%q: %w", key, val, err)
 				}
 			}
-			if err := f.set(&r, val); err != nil {
-				return nil, fmt.Errorf("environment variable %s=%q: %w", key, val, err)
+			out[spt] = r
+			for _, alias := range commit2Aliases[spt] {
+				out[alias] = r
 			}
 		}
-		out[spt] = r
-		for _, alias := range commit2Aliases[spt] {
-			out[alias] = r
-		}
+		tables[tt] = out
 	}
-	return map[TaskType]map[abi.RegisteredSealProof]Resources{TTCommit2: out}, nil
+	return tables, nil
 }
 
 // MinerAPIInfo is where the miner's API is and the token that opens it.
@@ -364,6 +388,8 @@ type MinerStruct struct {
 		AuthVerify        func(ctx context.Context, token string) ([]auth.Permission, error)
 		WorkerConnect     func(ctx context.Context, url string) error
 		ReturnSealCommit2 func(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
+		// ReturnProveReplicaUpdate2's proof is lotus's storiface.ReplicaUpdateProof.
+		ReturnProveReplicaUpdate2 func(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
 		StorageFindSector func(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error)
 	}
 }
@@ -402,6 +428,12 @@ func (m *MinerStruct) WorkerConnect(ctx context.Context, url string) error {
 // of a SealCommit2 call, a proof or an error.
 func (m *MinerStruct) ReturnSealCommit2(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error {
 	return m.Internal.ReturnSealCommit2(ctx, callID, proof, err)
+}
+
+// ReturnProveReplicaUpdate2 is the miner's Filecoin.ReturnProveReplicaUpdate2:
+// the result of a ProveReplicaUpdate2 call.
+func (m *MinerStruct) ReturnProveReplicaUpdate2(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error {
+	return m.Internal.ReturnProveReplicaUpdate2(ctx, callID, proof, err)
 }
 
 // DialMiner makes a client of the miner's API over HTTP with the

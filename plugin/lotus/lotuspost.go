@@ -231,7 +231,7 @@ func (w *Worker) served(tt TaskType) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("this worker does not serve %s (start it with --%s)", tt, map[TaskType]string{TTGenerateWindowPoSt: "windowpost", TTGenerateWinningPoSt: "winningpost"}[tt])
+	return fmt.Errorf("this worker does not serve %s (start it with %s)", tt, map[TaskType]string{TTGenerateWindowPoSt: "--windowpost", TTGenerateWinningPoSt: "--winningpost", TTProveReplicaUpdate2: "--prove-replica-update2", TTCommit2: "no --no-commit2, and without --windowpost or --winningpost"}[tt])
 }
 
 // GenerateWindowPoSt implements the Worker API as lotus's LocalWorker does:

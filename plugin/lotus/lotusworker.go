@@ -13,14 +13,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-jsonrpc"
 	"github.com/filecoin-project/go-jsonrpc/auth"
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-hclog"
+	"github.com/ipfs/go-cid"
 
 	"github.com/filc2/filc2/plugin"
+	fabi "github.com/filc2/filc2/proofs/abi"
 )
 
 // Miner is the part of the lotus miner's API a worker calls;
@@ -34,6 +37,15 @@ type Miner interface {
 }
 
 var _ Miner = (*MinerStruct)(nil)
+
+// UpdateReturner is the miner's return of ProveReplicaUpdate2 results, which
+// a worker serving seal/v0/provereplicaupdate/2 needs; *MinerStruct
+// implements it.
+type UpdateReturner interface {
+	ReturnProveReplicaUpdate2(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
+}
+
+var _ UpdateReturner = (*MinerStruct)(nil)
 
 // WorkerConfig configures NewWorker.
 type WorkerConfig struct {
@@ -63,9 +75,10 @@ type WorkerConfig struct {
 	// ErrTempWorkerRestart (101), so that the miner does not wait for it
 	// forever. CallsFile+".lock" keeps two workers off one file.
 	CallsFile string
-	// Tasks are the task types served (default: seal/v0/commit/2). A PoSt
-	// worker serves post/v0/windowproof and/or post/v0/winningproof and no
-	// sealing task, as lotus-worker --windowpost / --winningpost.
+	// Tasks are the task types served (default: seal/v0/commit/2; also or
+	// instead seal/v0/provereplicaupdate/2). A PoSt worker serves
+	// post/v0/windowproof and/or post/v0/winningproof and no sealing task,
+	// as lotus-worker --windowpost / --winningpost.
 	Tasks []TaskType
 	// Vanilla reads PoSt vanilla proofs (default: a RemoteVanilla on the
 	// miner's index, when Miner has StorageFindSector, with MinerHeader).
@@ -155,14 +168,18 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	for _, tt := range cfg.Tasks {
 		switch tt {
 		case TTCommit2:
+		case TTProveReplicaUpdate2:
+			if _, ok := cfg.Miner.(UpdateReturner); !ok {
+				return nil, errors.New("plugin.NewWorker: serving ProveReplicaUpdate2 needs a Miner with ReturnProveReplicaUpdate2")
+			}
 		case TTGenerateWindowPoSt, TTGenerateWinningPoSt:
 			post = true
 		default:
-			return nil, fmt.Errorf("plugin.NewWorker: task type %q: want %s, %s or %s", tt, TTCommit2, TTGenerateWindowPoSt, TTGenerateWinningPoSt)
+			return nil, fmt.Errorf("plugin.NewWorker: task type %q: want %s, %s, %s or %s", tt, TTCommit2, TTProveReplicaUpdate2, TTGenerateWindowPoSt, TTGenerateWinningPoSt)
 		}
 	}
-	if post && len(cfg.Tasks) > 1 && contains(cfg.Tasks, TTCommit2) {
-		return nil, errors.New("a PoSt worker serves only PoSt tasks (as lotus-worker's): run C2 on another worker")
+	if post && (contains(cfg.Tasks, TTCommit2) || contains(cfg.Tasks, TTProveReplicaUpdate2)) {
+		return nil, errors.New("a PoSt worker serves only PoSt tasks (as lotus-worker's): run C2 and ProveReplicaUpdate2 on another worker")
 	}
 	if post && cfg.Vanilla == nil {
 		finder, ok := cfg.Miner.(SectorFinder)
@@ -173,7 +190,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	}
 	// A resource override that does not parse fails now, not at the
 	// miner's first Info.
-	if _, err := Commit2Resources(cfg.Lookup); err != nil {
+	if _, err := TaskResources(cfg.Lookup, TTCommit2, TTProveReplicaUpdate2); err != nil {
 		return nil, err
 	}
 	idle := make(chan struct{})
@@ -281,13 +298,14 @@ func contains(tts []TaskType, tt TaskType) bool {
 	return false
 }
 
-// Paths implements the Worker API: none, since commit-2 needs no sector
-// files (the miner schedules it with a task selector that asks for none).
+// Paths implements the Worker API: none, since commit-2 and
+// ProveReplicaUpdate2 need no sector files (the miner schedules them with a
+// task selector that asks for none).
 func (w *Worker) Paths(context.Context) ([]StoragePath, error) { return []StoragePath{}, nil }
 
 // Info implements the Worker API: the host's memory (within its cgroup, as
-// lotus reads it), CPUs, the prover's GPUs and the C2 resource table with
-// the C2_… environment overrides.
+// lotus reads it), CPUs, the prover's GPUs and the resource tables of the
+// sealing tasks served with their C2_… and PR2_… environment overrides.
 func (w *Worker) Info(ctx context.Context) (WorkerInfo, error) {
 	mem, err := ReadMemInfo()
 	if err != nil {
@@ -296,7 +314,11 @@ func (w *Worker) Info(ctx context.Context) (WorkerInfo, error) {
 	if w.cfg.NoSwap {
 		mem.Swap, mem.SwapUsed = 0, 0
 	}
-	res, err := Commit2Resources(w.cfg.Lookup)
+	tts := w.cfg.Tasks
+	if !contains(tts, TTCommit2) && !contains(tts, TTProveReplicaUpdate2) {
+		tts = []TaskType{TTCommit2} // a PoSt worker reports commit-2's table, as before
+	}
+	res, err := TaskResources(w.cfg.Lookup, tts...)
 	if err != nil {
 		return WorkerInfo{}, fmt.Errorf("interpreting resource env vars: %w", err)
 	}
@@ -363,24 +385,63 @@ func (w *Worker) WaitQuiet(ctx context.Context) error { return w.waitIdle(ctx) }
 // it. Busy and unavailable provers are reported as temporary errors (codes
 // 100 and 101).
 func (w *Worker) SealCommit2(ctx context.Context, sector plugin.SectorRef, c1o plugin.Commit1Out) (CallID, error) {
-	if w.closing.Load() {
-		return CallID{}, errors.New("the worker is shutting down")
-	}
 	if err := w.served(TTCommit2); err != nil {
 		return CallID{}, err
 	}
+	return w.call(ctx, sector, "SealCommit2", plugin.ProveRequest{Sector: sector, Commit1Out: c1o}, w.miner.ReturnSealCommit2)
+}
+
+// ProveReplicaUpdate2 implements the Worker API (seal/v0/provereplicaupdate/2,
+// served with --prove-replica-update2): the update of sector from the
+// sector key sectorKey (its sealed CID before the update) to newSealed with
+// the data newUnsealed, proved from the partitions' vanilla proofs
+// (ProveReplicaUpdate1's output, one bincode PartitionProof each). As
+// SealCommit2: validated (every partition's vanilla proof checked) and
+// queued, a CallID answered at once, the proof (192 bytes per partition)
+// returned with ReturnProveReplicaUpdate2, retried until the miner takes it.
+func (w *Worker) ProveReplicaUpdate2(ctx context.Context, sector plugin.SectorRef, sectorKey, newSealed, newUnsealed cid.Cid, vanilla [][]byte) (CallID, error) {
+	if err := w.served(TTProveReplicaUpdate2); err != nil {
+		return CallID{}, err
+	}
+	up, err := fabi.UpdateForSeal(sector.ProofType)
+	if err != nil {
+		return CallID{}, &plugin.BadInputError{Field: "sector.ProofType", Msg: err.Error()}
+	}
+	old, err1 := commcid.CIDToReplicaCommitmentV1(sectorKey)
+	rNew, err2 := commcid.CIDToReplicaCommitmentV1(newSealed)
+	dNew, err3 := commcid.CIDToDataCommitmentV1(newUnsealed)
+	for _, e := range []struct {
+		name string
+		err  error
+	}{{"sectorKey", err1}, {"newSealed", err2}, {"newUnsealed", err3}} {
+		if e.err != nil {
+			return CallID{}, &plugin.BadInputError{Field: e.name, Msg: e.err.Error()}
+		}
+	}
+	req := plugin.ProveRequest{Sector: sector, Snap: &plugin.SnapRequest{ProofType: up.Proof, CommROld: old, CommRNew: rNew, CommDNew: dNew, VanillaProofs: vanilla}}
+	return w.call(ctx, sector, "ProveReplicaUpdate2", req, w.miner.(UpdateReturner).ReturnProveReplicaUpdate2)
+}
+
+// call queues req (the prover's Submit; job id "lotus-<CallID>") and
+// answers the CallID; a request that does not validate is answered with the
+// error at once. The result reaches the miner through ret (complete).
+func (w *Worker) call(ctx context.Context, sector plugin.SectorRef, what string, req plugin.ProveRequest, ret returnFunc) (CallID, error) {
+	if w.closing.Load() {
+		return CallID{}, errors.New("the worker is shutting down")
+	}
 	ci := CallID{Sector: sector.ID, ID: uuid.New()}
 	id := plugin.JobID("lotus-" + ci.String())
+	req.ID = id
 	w.begin(ci, id)
-	_, err := w.prover.Submit(ctx, plugin.ProveRequest{ID: id, Sector: sector, Commit1Out: c1o})
+	_, err := w.prover.Submit(ctx, req)
 	var bad *plugin.BadInputError
 	switch {
 	case err == nil:
-		w.log.Info("SealCommit2 queued", "call", ci.String(), "sector", sector.String())
+		w.log.Info(what+" queued", "call", ci.String(), "sector", sector.String())
 	case errors.As(err, &bad):
 		w.returned(ci)
 		w.end(ci)
-		w.log.Warn("SealCommit2 refused", "sector", sector.String(), "error", err)
+		w.log.Warn(what+" refused", "sector", sector.String(), "error", err)
 		return CallID{}, err
 	case ctx.Err() != nil:
 		w.returned(ci)
@@ -388,14 +449,15 @@ func (w *Worker) SealCommit2(ctx context.Context, sector plugin.SectorRef, c1o p
 		w.prover.Cancel(context.Background(), id) // in case it was queued after all
 		return CallID{}, ctx.Err()
 	default:
-		w.log.Warn("SealCommit2 could not be queued; reporting it to the miner", "call", ci.String(), "error", err)
+		w.log.Warn(what+" could not be queued; reporting it to the miner", "call", ci.String(), "error", err)
 	}
-	go w.complete(ci, id, err)
+	go w.complete(ci, id, err, what, ret)
 	return ci, nil
 }
 
-// complete waits for the job and returns its result to the miner.
-func (w *Worker) complete(ci CallID, id plugin.JobID, submitErr error) {
+// complete waits for the job and returns its result to the miner with
+// ret (the method named what in logs).
+func (w *Worker) complete(ci CallID, id plugin.JobID, submitErr error, what string, ret returnFunc) {
 	defer w.end(ci)
 	var proof plugin.Proof
 	cerr := w.callError(submitErr)
@@ -407,28 +469,31 @@ func (w *Worker) complete(ci CallID, id plugin.JobID, submitErr error) {
 		}
 		if err != nil {
 			cerr = w.callError(err)
-			w.log.Error("SealCommit2 failed", "call", ci.String(), "error", err)
+			w.log.Error(what+" failed", "call", ci.String(), "error", err)
 		} else {
 			proof = res.Proof
-			w.log.Info("SealCommit2 proved", "call", ci.String(), "prove", res.ProveNS.String(), "queued", res.QueueNS.String())
+			w.log.Info(what+" proved", "call", ci.String(), "prove", res.ProveNS.String(), "queued", res.QueueNS.String())
 		}
 	}
-	w.returnResult(ci, proof, cerr)
+	w.returnResult(ci, proof, cerr, "Return"+what, ret)
 }
 
-// returnResult calls the miner's ReturnSealCommit2 until it accepts the
-// result or the worker closes.
-func (w *Worker) returnResult(ci CallID, proof plugin.Proof, cerr *CallError) {
+// returnFunc is a miner's Return method of a task.
+type returnFunc func(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
+
+// returnResult calls the miner's return method (named name) until it
+// accepts the result or the worker closes.
+func (w *Worker) returnResult(ci CallID, proof plugin.Proof, cerr *CallError, name string, ret returnFunc) {
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
-		err := w.miner.ReturnSealCommit2(ctx, ci, proof, cerr)
+		err := ret(ctx, ci, proof, cerr)
 		cancel()
 		if err == nil {
 			w.returned(ci)
 			w.log.Info("result returned to the miner", "call", ci.String(), "ok", cerr == nil, "attempts", attempt)
 			return
 		}
-		w.log.Error("ReturnSealCommit2 failed; retrying", "call", ci.String(), "in", w.cfg.ReturnInterval.String(), "error", err)
+		w.log.Error(name+" failed; retrying", "call", ci.String(), "in", w.cfg.ReturnInterval.String(), "error", err)
 		select {
 		case <-time.After(w.cfg.ReturnInterval):
 		case <-w.ctx.Done():
@@ -538,7 +603,10 @@ func (w *Worker) Run(ctx context.Context, selfURL string) error {
 	w.mu.Unlock()
 	for _, ci := range lost {
 		w.log.Warn("reporting a call the previous worker process left unfinished", "call", ci.String())
-		go w.returnResult(ci, nil, &CallError{Code: ErrTempWorkerRestart, Message: fmt.Sprintf("worker [name: %s] restarted", w.name)})
+		// Through ReturnSealCommit2 whatever the call was: lotus's miner routes
+		// every Return* by the CallID alone, and an error carries no proof.
+		go w.returnResult(ci, nil, &CallError{Code: ErrTempWorkerRestart, Message: fmt.Sprintf("worker [name: %s] restarted", w.name)},
+			"ReturnSealCommit2", w.miner.ReturnSealCommit2)
 	}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	session, err := w.miner.Session(sctx)
@@ -610,16 +678,18 @@ func (w *Worker) Close() error {
 // needing admin as in lotus's PermissionedWorkerAPI.
 type WorkerStruct struct {
 	Internal struct {
-		Version        func(ctx context.Context) (plugin.APIVersion, error)                                      `perm:"admin"`
-		TaskTypes      func(ctx context.Context) (map[TaskType]struct{}, error)                                  `perm:"admin"`
-		Paths          func(ctx context.Context) ([]StoragePath, error)                                          `perm:"admin"`
-		Info           func(ctx context.Context) (WorkerInfo, error)                                             `perm:"admin"`
-		SealCommit2    func(ctx context.Context, sector plugin.SectorRef, c1o plugin.Commit1Out) (CallID, error) `perm:"admin"`
-		Enabled        func(ctx context.Context) (bool, error)                                                   `perm:"admin"`
-		SetEnabled     func(ctx context.Context, enabled bool) error                                             `perm:"admin"`
-		WaitQuiet      func(ctx context.Context) error                                                           `perm:"admin"`
-		ProcessSession func(ctx context.Context) (uuid.UUID, error)                                              `perm:"admin"`
-		Session        func(ctx context.Context) (uuid.UUID, error)                                              `perm:"admin"`
+		Version     func(ctx context.Context) (plugin.APIVersion, error)                                      `perm:"admin"`
+		TaskTypes   func(ctx context.Context) (map[TaskType]struct{}, error)                                  `perm:"admin"`
+		Paths       func(ctx context.Context) ([]StoragePath, error)                                          `perm:"admin"`
+		Info        func(ctx context.Context) (WorkerInfo, error)                                             `perm:"admin"`
+		SealCommit2 func(ctx context.Context, sector plugin.SectorRef, c1o plugin.Commit1Out) (CallID, error) `perm:"admin"`
+
+		ProveReplicaUpdate2 func(ctx context.Context, sector plugin.SectorRef, sectorKey, newSealed, newUnsealed cid.Cid, vanilla [][]byte) (CallID, error) `perm:"admin"`
+		Enabled             func(ctx context.Context) (bool, error)                                                                                         `perm:"admin"`
+		SetEnabled          func(ctx context.Context, enabled bool) error                                                                                   `perm:"admin"`
+		WaitQuiet           func(ctx context.Context) error                                                                                                 `perm:"admin"`
+		ProcessSession      func(ctx context.Context) (uuid.UUID, error)                                                                                    `perm:"admin"`
+		Session             func(ctx context.Context) (uuid.UUID, error)                                                                                    `perm:"admin"`
 
 		GenerateWinningPoSt func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error)                  `perm:"admin"`
 		GenerateWindowPoSt  func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (WindowPoStResult, error) `perm:"admin"`
@@ -659,6 +729,11 @@ func (s *WorkerStruct) Info(ctx context.Context) (WorkerInfo, error) {
 // SealCommit2 calls Internal.
 func (s *WorkerStruct) SealCommit2(ctx context.Context, sector plugin.SectorRef, c1o plugin.Commit1Out) (CallID, error) {
 	return s.Internal.SealCommit2(ctx, sector, c1o)
+}
+
+// ProveReplicaUpdate2 calls Internal.
+func (s *WorkerStruct) ProveReplicaUpdate2(ctx context.Context, sector plugin.SectorRef, sectorKey, newSealed, newUnsealed cid.Cid, vanilla [][]byte) (CallID, error) {
+	return s.Internal.ProveReplicaUpdate2(ctx, sector, sectorKey, newSealed, newUnsealed, vanilla)
 }
 
 // Enabled calls Internal.

@@ -50,8 +50,9 @@ type ConnectedWorker struct {
 	API *lotus.WorkerStruct
 }
 
-// LotusReturn is one accepted ReturnSealCommit2.
+// LotusReturn is one accepted ReturnSealCommit2 or ReturnProveReplicaUpdate2.
 type LotusReturn struct {
+	Method  string // "ReturnSealCommit2" or "ReturnProveReplicaUpdate2"
 	Call    lotus.CallID
 	Proof   plugin.Proof
 	Err     *lotus.CallError
@@ -187,7 +188,15 @@ func (h *minerHandler) WorkerConnect(ctx context.Context, url string) error {
 }
 
 func (h *minerHandler) ReturnSealCommit2(ctx context.Context, callID lotus.CallID, proof plugin.Proof, cerr *lotus.CallError) error {
-	if err := needAdmin(ctx, "ReturnSealCommit2"); err != nil {
+	return h.ret(ctx, "ReturnSealCommit2", callID, proof, cerr)
+}
+
+func (h *minerHandler) ReturnProveReplicaUpdate2(ctx context.Context, callID lotus.CallID, proof plugin.Proof, cerr *lotus.CallError) error {
+	return h.ret(ctx, "ReturnProveReplicaUpdate2", callID, proof, cerr)
+}
+
+func (h *minerHandler) ret(ctx context.Context, method string, callID lotus.CallID, proof plugin.Proof, cerr *lotus.CallError) error {
+	if err := needAdmin(ctx, method); err != nil {
 		return err
 	}
 	h.mu.Lock()
@@ -197,7 +206,7 @@ func (h *minerHandler) ReturnSealCommit2(ctx context.Context, callID lotus.CallI
 	if h.m.FailReturns.Add(-1) >= 0 {
 		return errors.New("fake miner: not accepting results right now")
 	}
-	h.m.Returns <- LotusReturn{Call: callID, Proof: proof, Err: cerr, Attempt: n}
+	h.m.Returns <- LotusReturn{Method: method, Call: callID, Proof: proof, Err: cerr, Attempt: n}
 	return nil
 }
 

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/filc2/filc2 v0.0.0
+	github.com/filecoin-project/go-fil-commcid v0.2.0
 	github.com/filecoin-project/go-jsonrpc v0.10.0
 	github.com/filecoin-project/go-state-types v0.17.0
 	github.com/filecoin-project/lotus v1.34.0

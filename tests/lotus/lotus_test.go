@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	commcid "github.com/filecoin-project/go-fil-commcid"
 	"io"
 	"net"
 	"net/http"
@@ -144,6 +145,10 @@ func newMiner(t *testing.T) *miner {
 	impl.Internal.WorkerConnect = m.workerConnect
 	impl.Internal.ReturnSealCommit2 = func(ctx context.Context, call storiface.CallID, proof storiface.Proof, cerr *storiface.CallError) error {
 		m.returns <- returned{call, proof, cerr}
+		return nil
+	}
+	impl.Internal.ReturnProveReplicaUpdate2 = func(ctx context.Context, call storiface.CallID, proof storiface.ReplicaUpdateProof, cerr *storiface.CallError) error {
+		m.returns <- returned{call, storiface.Proof(proof), cerr}
 		return nil
 	}
 	impl.Internal.StorageFindSector = func(ctx context.Context, sid abi.SectorID, ft storiface.SectorFileType, _ abi.SectorSize, _ bool) ([]storiface.SectorStorageInfo, error) {
@@ -330,6 +335,7 @@ func TestMirroredTypes(t *testing.T) {
 		{flotus.WorkerAPIVersion, lapi.WorkerAPIVersion0},
 		{flotus.MinerAPIVersion, lapi.MinerAPIVersion0},
 		{flotus.TTCommit2, sealtasks.TTCommit2},
+		{flotus.TTProveReplicaUpdate2, sealtasks.TTProveReplicaUpdate2},
 		{flotus.TTGenerateWindowPoSt, sealtasks.TTGenerateWindowPoSt},
 		{flotus.TTGenerateWinningPoSt, sealtasks.TTGenerateWinningPoSt},
 		{flotus.FTSealed | flotus.FTCache | flotus.FTUpdate | flotus.FTUpdateCache, storiface.FTSealed | storiface.FTCache | storiface.FTUpdate | storiface.FTUpdateCache},
@@ -355,9 +361,10 @@ func TestMirroredTypes(t *testing.T) {
 	}
 	for _, env := range []map[string]string{
 		{},
-		{"C2_32G_MIN_MEMORY": "1000", "C2_MIN_MEMORY": "7", "C2_GPU_UTILIZATION": "0.5", "C2_64G_MAX_CONCURRENT": "3", "C2_MAX_PARALLELISM_GPU": "2"},
+		{"C2_32G_MIN_MEMORY": "1000", "C2_MIN_MEMORY": "7", "C2_GPU_UTILIZATION": "0.5", "C2_64G_MAX_CONCURRENT": "3", "C2_MAX_PARALLELISM_GPU": "2",
+			"PR2_32G_MIN_MEMORY": "2000", "PR2_MAX_CONCURRENT": "4"},
 	} {
-		ours, err := flotus.Commit2Resources(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		ours, err := flotus.TaskResources(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, flotus.TTCommit2, flotus.TTProveReplicaUpdate2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,10 +372,12 @@ func TestMirroredTypes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, _ := json.Marshal(ours[flotus.TTCommit2])
-		b, _ := json.Marshal(theirs[sealtasks.TTCommit2])
-		if !bytes.Equal(a, b) {
-			t.Errorf("env %v: C2 resources\nfilc2: %s\nlotus: %s", env, a, b)
+		for _, tt := range []flotus.TaskType{flotus.TTCommit2, flotus.TTProveReplicaUpdate2} {
+			a, _ := json.Marshal(ours[tt])
+			b, _ := json.Marshal(theirs[sealtasks.TaskType(tt)])
+			if !bytes.Equal(a, b) {
+				t.Errorf("env %v: %s resources\nfilc2: %s\nlotus: %s", env, tt, a, b)
+			}
 		}
 	}
 }
@@ -438,6 +447,64 @@ func TestWorker(t *testing.T) {
 		t.Fatal("no ReturnSealCommit2")
 	}
 	t.Logf("SealCommit2 through lotus's client: a verifying proof returned in %v", time.Since(t0).Round(time.Millisecond))
+}
+
+// `filc2 worker --prove-replica-update2 --no-commit2` against lotus's client
+// code: TaskTypes is the update task alone, Info carries lotus's PR2 table,
+// ProveReplicaUpdate2 (lotus's storiface types: the three CIDs and
+// ReplicaVanillaProofs) answers a CallID, and ReturnProveReplicaUpdate2
+// brings an update proof that verifies; vanilla proofs of another update
+// are refused at once.
+func TestUpdateWorker(t *testing.T) {
+	params := plugintest.SnapParams(t)
+	m := newMiner(t)
+	home := filepath.Join(t.TempDir(), "home")
+	p := start(t, home, []string{"MINER_API_INFO=" + m.apiInfo},
+		"worker", "--listen", "127.0.0.1:0", "--params-dir", params, "--backend", "cpu", "--prove-replica-update2", "--no-commit2")
+	var c connected
+	select {
+	case c = <-m.connected:
+	case <-p.exited:
+		t.Fatalf("filc2 worker exited: %v", p.err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("filc2 worker did not register")
+	}
+	if len(c.tasks) != 1 || c.tasks[sealtasks.TTProveReplicaUpdate2] != struct{}{} {
+		t.Fatalf("TaskTypes %v", c.tasks)
+	}
+	spec := c.info.Resources.ResourceSpec(abi.RegisteredSealProof_StackedDrg32GiBV1_1, sealtasks.TTProveReplicaUpdate2)
+	if spec != storiface.ResourceTable[sealtasks.TTProveReplicaUpdate2][abi.RegisteredSealProof_StackedDrg32GiBV1_1] {
+		t.Fatalf("32GiB PR2 resources %+v", spec)
+	}
+	ctx := context.Background()
+	pub, vanilla := plugintest.SnapVanilla(t, 1)
+	_, vanilla2 := plugintest.SnapVanilla(t, 2)
+	key, _ := commcid.ReplicaCommitmentV1ToCID(pub.CommROld[:])
+	sealed, _ := commcid.ReplicaCommitmentV1ToCID(pub.CommRNew[:])
+	unsealed, _ := commcid.DataCommitmentV1ToCID(pub.CommDNew[:])
+	sector := storiface.SectorRef{ID: abi.SectorID{Miner: plugintest.Miner, Number: 7}, ProofType: abi.RegisteredSealProof_StackedDrg2KiBV1_1}
+	if _, err := c.worker.ProveReplicaUpdate2(ctx, sector, key, sealed, unsealed, storiface.ReplicaVanillaProofs(vanilla2)); err == nil ||
+		!strings.Contains(err.Error(), "vanilla proof of partition 0") {
+		t.Fatalf("another update's vanilla proofs: %v", err)
+	}
+	call, err := c.worker.ProveReplicaUpdate2(ctx, sector, key, sealed, unsealed, storiface.ReplicaVanillaProofs(vanilla))
+	if err != nil || call.Sector != sector.ID {
+		t.Fatalf("ProveReplicaUpdate2 %v %v", call, err)
+	}
+	select {
+	case r := <-m.returns:
+		if r.call != call || r.err != nil {
+			t.Fatalf("ReturnProveReplicaUpdate2 %v %v", r.call, r.err)
+		}
+		if err := plugintest.VerifySnap(t, pub, r.proof); err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Minute):
+		t.Fatal("no ReturnProveReplicaUpdate2")
+	}
+	if _, err := c.worker.SealCommit2(ctx, sector, []byte("{}")); err == nil || !strings.Contains(err.Error(), "does not serve") {
+		t.Fatalf("SealCommit2 on an update-only worker: %v", err)
+	}
 }
 
 // `filc2 serve`'s /remote-commit2 answers the request lotus's sealing
