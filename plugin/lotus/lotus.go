@@ -390,7 +390,7 @@ type MinerStruct struct {
 		ReturnSealCommit2 func(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
 		// ReturnProveReplicaUpdate2's proof is lotus's storiface.ReplicaUpdateProof.
 		ReturnProveReplicaUpdate2 func(ctx context.Context, callID CallID, proof plugin.Proof, err *CallError) error
-		StorageFindSector func(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error)
+		StorageFindSector         func(ctx context.Context, sector abi.SectorID, ft SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]SectorStorageInfo, error)
 	}
 }
 
