@@ -123,10 +123,10 @@ func TestServeLotusAndCurio(t *testing.T) {
 			RegisteredProof: uint64(plugintest.Proof.Proof), Priority: cuzkv1.Priority_NORMAL,
 			VanillaProof: wrapped, SectorNumber: 2, MinerId: plugintest.Miner,
 		}
-		// SnapDeals is not served yet; a PoSt whose vanilla proof is no
-		// bincode is bad input (the PoSt kinds are proved end to end in
-		// plugin/curio's and tests/lotus's tests).
-		for k, want := range map[cuzkv1.ProofKind]codes.Code{cuzkv1.ProofKind_SNAP_DEALS_UPDATE: codes.Unimplemented,
+		// A PoSt or SnapDeals request whose vanilla proof is no bincode, or
+		// an update without its commitments, is bad input (those kinds are
+		// proved end to end in plugin/curio's and tests/lotus's tests).
+		for k, want := range map[cuzkv1.ProofKind]codes.Code{cuzkv1.ProofKind_SNAP_DEALS_UPDATE: codes.InvalidArgument,
 			cuzkv1.ProofKind_WINDOW_POST_PARTITION: codes.InvalidArgument, cuzkv1.ProofKind_WINNING_POST: codes.InvalidArgument} {
 			other := &cuzkv1.SubmitProofRequest{RequestId: "other", ProofKind: k, RegisteredProof: 3, VanillaProofs: [][]byte{{1}}, Randomness: make([]byte, 32)}
 			if k == cuzkv1.ProofKind_WINDOW_POST_PARTITION {
