@@ -97,7 +97,11 @@ func (r *Replica) Decode(i int) (merkle.Node, error) {
 // proofs of its node in tree R-old, tree D and tree R-new.
 func (r *Replica) PartitionProof(k int) (*PartitionProof, error) {
 	p := r.Proof
-	chs, err := Challenges(p, func() fr.Element { e, _ := fr.LittleEndian.Element(&r.CommRNew); return e }(), k)
+	commRNew, err := fr.LittleEndian.Element(&r.CommRNew)
+	if err != nil {
+		return nil, err
+	}
+	chs, err := Challenges(p, commRNew, k)
 	if err != nil {
 		return nil, err
 	}
