@@ -19,13 +19,8 @@ var ErrInvalid = errors.New("invalid proof")
 // Prover proves one PoSt circuit (a kind and sector size; Window V1 and V1_1
 // share it) with one backend. Its circuit, keys and SRS stay loaded.
 type Prover struct {
-	Proof   abi.PoStProof // the type it was loaded for; any type of the same circuit proves
-	Circuit *r1cs.Circuit
-	PK      *groth16.ProvingKey
-	PVK     *groth16.PreparedVerifyingKey
-	Files   snark.Files
-	backend groth16.Backend
-	srs     groth16.SRS
+	Proof abi.PoStProof // the type it was loaded for; any type of the same circuit proves
+	*snark.Loaded
 }
 
 // LoadOptions configure Load.
@@ -40,22 +35,12 @@ type LoadOptions struct {
 // into the backend.
 func Load(ctx context.Context, p abi.PoStProof, opts LoadOptions) (*Prover, error) {
 	f := FilesIn(opts.ParamsDir, p)
-	c, err := LoadCircuit(ctx, p, f.PCE)
+	l, err := snark.Load(ctx, f, func() (*r1cs.Circuit, error) { return LoadCircuit(ctx, p, f.PCE) }, opts.Backend, opts.SubgroupChecks)
 	if err != nil {
 		return nil, err
 	}
-	k, err := snark.LoadKeys(ctx, c, f, opts.Backend, opts.SubgroupChecks)
-	if err != nil {
-		return nil, err
-	}
-	return &Prover{Proof: p, Circuit: c, PK: k.PK, PVK: k.PVK, Files: f, backend: k.Backend, srs: k.SRS}, nil
+	return &Prover{Proof: p, Loaded: l}, nil
 }
-
-// Close releases the backend's SRS.
-func (pr *Prover) Close() error { return pr.srs.Close() }
-
-// Backend is the prover's backend name.
-func (pr *Prover) Backend() string { return pr.backend.Name() }
 
 // Request is one PoSt proving job: a Window partition or a Winning proof.
 type Request struct {
@@ -149,21 +134,16 @@ func (pr *Prover) ProvePartition(ctx context.Context, pt *fallback.Partition, r 
 		return nil, t, err
 	}
 	t0 = time.Now()
-	rb, sb, err := snark.Blinding()
-	if err != nil {
-		return nil, t, err
-	}
-	proof, err := pr.backend.Prove(ctx, pr.srs, w, rb, sb)
+	b, err := pr.ProveAssignment(ctx, w)
 	if err != nil {
 		return nil, t, err
 	}
 	t.Prove = time.Since(t0)
 	t0 = time.Now()
-	b := groth16.EncodeProofs([]groth16.Proof{*proof})
 	err = Verify(pr.PVK, pt.Proof, r, pt.PublicSectors(), pt.Index, b)
 	t.Verify = time.Since(t0)
 	if err != nil {
-		return nil, t, fmt.Errorf("our own proof does not verify (%w): the parameters do not match the circuit, or the %s backend is broken; nothing was returned", err, pr.backend.Name())
+		return nil, t, fmt.Errorf("our own proof does not verify (%w): the parameters do not match the circuit, or the %s backend is broken; nothing was returned", err, pr.Backend())
 	}
 	return b, t, nil
 }
@@ -200,9 +180,9 @@ func NewProver(p abi.PoStProof, c *r1cs.Circuit, vk *groth16.VerifyingKey, be gr
 	if c.NumInputs != fallback.NumInputs(p) {
 		return nil, fmt.Errorf("post: a circuit of %d inputs, %s has %d", c.NumInputs, p.Name, fallback.NumInputs(p))
 	}
-	pvk, err := groth16.Prepare(vk)
+	l, err := snark.NewLoaded(c, vk, be, srs)
 	if err != nil {
 		return nil, err
 	}
-	return &Prover{Proof: p, Circuit: c, PVK: pvk, backend: be, srs: srs}, nil
+	return &Prover{Proof: p, Loaded: l}, nil
 }
