@@ -427,9 +427,18 @@ func verifyPostAction(c *ucli.Context) error {
 
 // setupPoSt is `filc2 setup --post-proof`.
 func setupPoSt(c *ucli.Context, p abi.PoStProof, dir string, opts snark.SetupOptions) error {
+	return runSetup(c, opts, func(opts snark.SetupOptions) (snark.Files, error) {
+		f, _, err := post.Setup(c.Context, p, dir, opts)
+		return f, err
+	})
+}
+
+// runSetup runs a kind's setup with progress on stderr and prints the files
+// it wrote.
+func runSetup(c *ucli.Context, opts snark.SetupOptions, setup func(snark.SetupOptions) (snark.Files, error)) error {
 	pr := newProgress()
 	opts.Progress = pr.Update
-	f, _, err := post.Setup(c.Context, p, dir, opts)
+	f, err := setup(opts)
 	pr.Done()
 	if err != nil {
 		return err

@@ -259,13 +259,8 @@ func verifyUpdateAction(c *ucli.Context) error {
 
 // setupUpdate is `filc2 setup --update-proof`.
 func setupUpdate(c *ucli.Context, p abi.UpdateProof, dir string, opts snark.SetupOptions) error {
-	pr := newProgress()
-	opts.Progress = pr.Update
-	f, _, err := snap.Setup(c.Context, p, dir, opts)
-	pr.Done()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.Writer, "wrote %s\nwrote %s\nwrote %s\n", f.Params, f.VK, f.PCE)
-	return nil
+	return runSetup(c, opts, func(opts snark.SetupOptions) (snark.Files, error) {
+		f, _, err := snap.Setup(c.Context, p, dir, opts)
+		return f, err
+	})
 }
