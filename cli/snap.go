@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -46,7 +48,7 @@ func snapCommand() *ucli.Command {
 		Subcommands: []*ucli.Command{{
 			Name:      "encode",
 			Usage:     "encode data into a sector `filc2 seal` wrote, and write the update's vanilla proofs",
-			UsageText: "filc2 snap encode --sealed DIR --data FILE --out DIR",
+			UsageText: "filc2 snap encode --sealed DIR (--data FILE | --random-data SEED) --out DIR",
 			Description: "Takes the sealed replica of a sector `filc2 seal` wrote (its sector key) and new fr32-padded data of exactly\n" +
 				"the sector size, and does what rust-fil-proofs' encode_into and GenerateUpdateVanillaProofs do: tree D over\n" +
 				"the data (comm_d_new), the new replica (each node = the sector key's node + the data's node · rho of the\n" +
@@ -54,16 +56,32 @@ func snapCommand() *ucli.Command {
 				"and every partition's vanilla proof. Writes in DIR: sealed (the new replica), " + snapVanillaFile + " (the vanilla\n" +
 				"proofs as curio stores them: a JSON array of base64 strings, in partition order) and " + snapUpdateFile + " (the\n" +
 				"update proof type and comm_r_old, comm_r_new, comm_d_new, each also as a CID). The sizes held in memory:\n" +
-				"2KiB and 8MiB (512MiB takes a few GiB and minutes).",
+				"2KiB and 8MiB (512MiB takes a few GiB and minutes). --random-data SEED encodes seeded pseudo-random\n" +
+				"fr32 data instead of a file (fixtures).",
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "sealed", Usage: "a sector directory `filc2 seal` wrote (committed capacity or not)", Required: true},
-				&ucli.StringFlag{Name: "data", Usage: "fr32-padded new data, exactly the sector size", Required: true},
+				&ucli.StringFlag{Name: "data", Usage: "fr32-padded new data, exactly the sector size"},
+				&ucli.Uint64Flag{Name: "random-data", Usage: "encode seeded pseudo-random fr32 data instead of --data (fixtures)"},
 				&ucli.StringFlag{Name: "out", Usage: "output directory (created if needed)", Required: true},
 			},
 			OnUsageError: onUsageError,
 			Action:       snapEncodeAction,
 		}},
 	}
+}
+
+// randomFr32 is n bytes of seeded pseudo-random data with every 32-byte
+// node's top two bits cleared (fr32).
+func randomFr32(n, seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, seed^0xda7a))
+	b := make([]byte, n)
+	for i := 0; i+8 <= len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], rng.Uint64())
+	}
+	for i := 31; i < len(b); i += 32 {
+		b[i] &= 0x3f
+	}
+	return b
 }
 
 // readSealedSector reads a `filc2 seal` directory: its commitments and the
@@ -112,9 +130,16 @@ func snapEncodeAction(c *ucli.Context) error {
 	if up.Nodes > 1<<24 {
 		return usageErrorf("%s: a %d GiB sector does not fit in memory here; snap encode takes 2KiB, 8MiB or 512MiB sectors", up.Name, up.SectorSize>>30)
 	}
-	raw, err := os.ReadFile(c.String("data"))
-	if err != nil {
-		return usageError(fmt.Errorf("--data: %w", err))
+	var raw []byte
+	switch {
+	case c.IsSet("data") == c.IsSet("random-data"):
+		return usageErrorf("give --data FILE or --random-data SEED")
+	case c.IsSet("data"):
+		if raw, err = os.ReadFile(c.String("data")); err != nil {
+			return usageError(fmt.Errorf("--data: %w", err))
+		}
+	default:
+		raw = randomFr32(uint64(up.SectorSize), c.Uint64("random-data"))
 	}
 	if uint64(len(raw)) != uint64(up.SectorSize) {
 		return usageErrorf("--data is %d bytes, the sector is %d (give fr32-padded data of exactly the sector size)", len(raw), up.SectorSize)

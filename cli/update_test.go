@@ -42,6 +42,13 @@ func TestUpdateEndToEnd2KiB(t *testing.T) {
 			t.Fatalf("snap encode: %v\n%s", err, out)
 		}
 	}
+	if out, err := run(t, "snap", "encode", "--sealed", sec, "--random-data", "3", "--out", filepath.Join(dir, "upd3")); err != nil || !strings.Contains(out, "comm_d_new") {
+		t.Fatalf("snap encode --random-data: %v\n%s", err, out)
+	}
+	var ee *ExitError
+	if _, err := run(t, "snap", "encode", "--sealed", sec, "--random-data", "3", "--data", data(1), "--out", filepath.Join(dir, "upd4")); !errors.As(err, &ee) || ee.Code != 2 {
+		t.Fatalf("snap encode with --data and --random-data: %v", err)
+	}
 	read := func(d string) updateJSON {
 		var u updateJSON
 		b, _ := os.ReadFile(filepath.Join(d, snapUpdateFile))

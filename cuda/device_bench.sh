@@ -30,6 +30,9 @@
 #               on the same engine: 10 alone, then one a second under the PoRep load (latency, p99)
 #   mixed-window
 #               the same with a full 32GiB WindowPoSt partition every 60 s under 4 PoRep jobs (each swaps the provers)
+#   snap-small  SnapDeals on the GPU: seal a 2KiB and an 8MiB sector, snap encode pseudo-random data, set up the
+#               update key on the GPU, prove-update --backend cuda (every partition verified), verify-update, and
+#               a proof with two partitions swapped (8MiB) that must be invalid
 #   big-cpu     TestBigPartitionCPUEqualsGPU at 32GiB: one partition on the GPU and on the 16 cores with
 #               the same key and r, s, the bytes compared
 #
@@ -158,6 +161,30 @@ for s in "$@"; do
 		cat "$out/$s.txt"
 		grep -E 'under load: proof|alone: proof' "$out/$s.err" | tail -40
 		grep -vE '^bench: bench-|under load: proof|alone: proof' "$out/$s.err" | tail -5
+		;;
+	snap-small)
+		for sz in 2KiB 8MiB; do
+			step "SnapDeals $sz"
+			d=/tmp/filc2-snap-$sz
+			rm -rf $d
+			mkdir -p $d
+			./filc2 seal -p StackedDrg${sz}V1_1 --out $d/sector --sector-id 9 >"$out/snap-seal-$sz.log" 2>&1 || { echo "seal failed"; tail -3 "$out/snap-seal-$sz.log"; continue; }
+			./filc2 snap encode --sealed $d/sector --random-data 1 --out $d/upd >"$out/snap-encode-$sz.log" 2>&1 || { echo "encode failed"; tail -3 "$out/snap-encode-$sz.log"; continue; }
+			u=$d/upd/update.json
+			g() { grep -o "\"$1\": *\"[^\"]*\"" $u | sed 's/.*: *"//; s/"$//'; }
+			o=$(g comm_r_old) n=$(g comm_r_new) dd=$(g comm_d_new) up=$(g update_proof)
+			timeout 300 ./filc2 setup --update-proof $up --out $d/params --seed 3 --backend cuda >"$out/snap-setup-$sz.log" 2>&1 || { echo "setup failed"; tail -3 "$out/snap-setup-$sz.log"; continue; }
+			args=(--update-proof $up --comm-r-old $o --comm-r-new $n --comm-d-new $dd --params-dir $d/params)
+			timeout 300 ./filc2 prove-update "${args[@]}" --vanilla $d/upd/snap-vproof.json --out $d/proof --backend cuda --json >"$out/snap-prove-$sz.json" 2>"$out/snap-prove-$sz.err"
+			echo "prove exit $?"
+			cat "$out/snap-prove-$sz.json"
+			./filc2 verify-update "${args[@]}" --proof @$d/proof 2>/dev/null
+			if [ $sz = 8MiB ]; then
+				(head -c 384 $d/proof | tail -c 192; head -c 192 $d/proof; tail -c +385 $d/proof) >$d/swapped
+				echo -n "partitions 0 and 1 swapped: "
+				./filc2 verify-update "${args[@]}" --proof @$d/swapped 2>/dev/null
+			fi
+		done
 		;;
 	big-cpu)
 		step "32GiB partition: GPU and CPU proofs with the same key and r, s"
