@@ -96,8 +96,44 @@ func (r *Replica) Decode(i int) (merkle.Node, error) {
 // above the leaves, inside partition k), and per challenge the inclusion
 // proofs of its node in tree R-old, tree D and tree R-new.
 func (r *Replica) PartitionProof(k int) (*PartitionProof, error) {
-	p := r.Proof
-	commRNew, err := fr.LittleEndian.Element(&r.CommRNew)
+	return sectorTrees{
+		proof: r.Proof, commC: r.CommC, commRNew: r.CommRNew,
+		apexLeaf: func(i uint64) (merkle.Node, error) {
+			span := uint64(1) << r.Proof.TreeDLeafLevels()
+			t, err := merkle.BuildSHA256(r.DataNode[i*span : (i+1)*span])
+			if err != nil {
+				return merkle.Node{}, err
+			}
+			return t.Root(), nil
+		},
+		rOld: poseidonOpening(r.Key.Root(), func(i uint64) fr.Element { return r.Key.Leaf(int(i)) },
+			func(i uint64) (merkle.Path, error) { return r.Key.Path(int(i)) }),
+		rNew: poseidonOpening(r.New.Root(), func(i uint64) fr.Element { return r.New.Leaf(int(i)) },
+			func(i uint64) (merkle.Path, error) { return r.New.Path(int(i)) }),
+		dNew: func(i uint64) (vanilla.MerkleProof, error) {
+			path, err := r.Data.Path(int(i))
+			if err != nil {
+				return vanilla.MerkleProof{}, err
+			}
+			return vanilla.MerkleProof{Variant: vanilla.Single, Root: r.Data.Root(), Leaf: r.DataNode[i], Base: pathElements(path)}, nil
+		},
+	}.partitionProof(k)
+}
+
+// sectorTrees is what a partition proof reads of an updated sector, however
+// its trees are held: tree D's apex leaves and the three openings of a node.
+type sectorTrees struct {
+	proof      abi.UpdateProof
+	commC      fr.Element
+	commRNew   vanilla.Domain
+	apexLeaf   func(i uint64) (merkle.Node, error) // node i of tree D at TreeDLeafLevels
+	rOld, rNew func(c uint64) (vanilla.MerkleProof, error)
+	dNew       func(c uint64) (vanilla.MerkleProof, error)
+}
+
+func (s sectorTrees) partitionProof(k int) (*PartitionProof, error) {
+	p := s.proof
+	commRNew, err := fr.LittleEndian.Element((*[32]byte)(&s.commRNew))
 	if err != nil {
 		return nil, err
 	}
@@ -105,52 +141,55 @@ func (r *Replica) PartitionProof(k int) (*PartitionProof, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp := &PartitionProof{CommC: domainOf(&r.CommC), Challenges: make([]ChallengeProof, len(chs))}
-	span := 1 << p.TreeDLeafLevels()
-	first := k * p.ApexLeaves
-	for a := range p.ApexLeaves {
-		lo := (first + a) * span
-		t, err := merkle.BuildSHA256(r.DataNode[lo : lo+span])
+	pp := &PartitionProof{CommC: domainOf(&s.commC), Challenges: make([]ChallengeProof, len(chs))}
+	first := uint64(k * p.ApexLeaves)
+	for a := range uint64(p.ApexLeaves) {
+		leaf, err := s.apexLeaf(first + a)
 		if err != nil {
 			return nil, err
 		}
-		pp.ApexLeaves = append(pp.ApexLeaves, t.Root())
+		pp.ApexLeaves = append(pp.ApexLeaves, leaf)
 	}
 	for i, c := range chs {
 		cp := &pp.Challenges[i]
-		if cp.ROld, err = treeRProof(p, r.Key, int(c)); err != nil {
+		if cp.ROld, err = s.rOld(c); err != nil {
 			return nil, err
 		}
-		if cp.RNew, err = treeRProof(p, r.New, int(c)); err != nil {
+		if cp.RNew, err = s.rNew(c); err != nil {
 			return nil, err
 		}
-		dp, err := r.Data.Path(int(c))
-		if err != nil {
+		if cp.DNew, err = s.dNew(c); err != nil {
 			return nil, err
 		}
-		cp.DNew = vanilla.MerkleProof{Variant: vanilla.Single, Root: r.Data.Root(), Leaf: r.DataNode[c], Base: pathElements(dp)}
+		cp.ROld, cp.RNew = withShape(p, cp.ROld), withShape(p, cp.RNew)
 	}
 	return pp, nil
 }
 
-// treeRProof is leaf i's MerkleProof in t, in the variant of p's tree shape.
-func treeRProof(p abi.UpdateProof, t *merkle.PoseidonTree, i int) (vanilla.MerkleProof, error) {
-	path, err := t.Path(i)
-	if err != nil {
-		return vanilla.MerkleProof{}, err
+// poseidonOpening opens leaves of a Poseidon tree R (its root, leaves and
+// paths) as MerkleProofs; the variant is set by withShape.
+func poseidonOpening(root fr.Element, leaf func(uint64) fr.Element, path func(uint64) (merkle.Path, error)) func(uint64) (vanilla.MerkleProof, error) {
+	return func(i uint64) (vanilla.MerkleProof, error) {
+		pa, err := path(i)
+		if err != nil {
+			return vanilla.MerkleProof{}, err
+		}
+		l := leaf(i)
+		return vanilla.MerkleProof{Variant: vanilla.Single, Leaf: domainOf(&l), Root: domainOf(&root), Base: pathElements(pa)}, nil
 	}
-	leaf, root := t.Leaf(i), t.Root()
-	m := vanilla.MerkleProof{Variant: vanilla.Single, Leaf: domainOf(&leaf), Root: domainOf(&root)}
-	els := pathElements(path)
+}
+
+// withShape splits a tree R proof's levels into the variant of p's tree shape
+// (base, then sub and top).
+func withShape(p abi.UpdateProof, m vanilla.MerkleProof) vanilla.MerkleProof {
+	els := m.Base
 	switch {
 	case p.Tree.Top > 0:
 		m.Variant, m.Base, m.Sub, m.Top = vanilla.Top, els[:len(els)-2], els[len(els)-2:len(els)-1], els[len(els)-1:]
 	case p.Tree.Sub > 0:
 		m.Variant, m.Base, m.Sub = vanilla.Sub, els[:len(els)-1], els[len(els)-1:]
-	default:
-		m.Base = els
 	}
-	return m, nil
+	return m
 }
 
 // pathElements converts a merkle.Path to the vanilla levels.

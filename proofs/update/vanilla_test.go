@@ -46,7 +46,7 @@ func TestPartitionProofs(t *testing.T) {
 	for _, p := range sizes {
 		r := randomReplica(t, p, 1)
 		other := randomReplica(t, p, 2)
-		for i := range []int{0, 1, int(p.Nodes) - 1} {
+		for _, i := range []int{0, 1, int(p.Nodes) - 1} {
 			if d, _ := r.Decode(i); d != r.DataNode[i] {
 				t.Fatalf("%s: node %d decodes to %x, the data is %x", p.Name, i, d, r.DataNode[i])
 			}
