@@ -11,6 +11,7 @@ import (
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/r1cs"
+	"github.com/filc2/filc2/proofs/snap"
 )
 
 // SetupKey is a Backend that proves with keys it makes itself, for verified
@@ -45,11 +46,13 @@ type SetupLoader interface {
 // Name implements Backend.
 func (s *SetupKey) Name() string { return "setup-key/" + s.GPU.Name() }
 
-// Check implements Backend as Proofs does for PoRep: structure and vanilla
-// proofs. It proves PoRep only.
+// Check implements Backend as Proofs does: structure and vanilla proofs.
 func (s *SetupKey) Check(ctx context.Context, in Input) error {
-	if in.Kind() == KindSnapDeals {
-		return s.noSnap()
+	if sn, ok := in.(*Snap); ok {
+		if sn.Checked {
+			return nil
+		}
+		return snap.Check(sn.Request)
 	}
 	if ps, ok := in.(*PoSt); ok {
 		if ps.Checked {
@@ -68,11 +71,6 @@ func (s *SetupKey) Check(ctx context.Context, in Input) error {
 	return porep.VerifyVanilla(ctx, c)
 }
 
-// noSnap is the error of a SnapDeals job given to the setup-key backend.
-func (s *SetupKey) noSnap() error {
-	return fmt.Errorf("engine: the %s backend proves PoRep and PoSt, not SnapDeals yet: prove updates with parameter files (filc2 setup --update-proof)", s.Name())
-}
-
 func (s *SetupKey) circuits() *recordedCircuits {
 	s.once.Do(func() { s.rec = &recordedCircuits{pceDir: s.PCEDir, progress: s.Progress} })
 	return s.rec
@@ -81,10 +79,10 @@ func (s *SetupKey) circuits() *recordedCircuits {
 // CircuitBytes implements Backend: the recorded circuit, and the key when the
 // GPU backend keeps it on the host.
 func (s *SetupKey) CircuitBytes(spec CircuitSpec) (int64, error) {
-	if spec.Kind == KindSnapDeals {
-		return 0, s.noSnap()
-	}
-	if spec.Kind != KindPoRep {
+	switch spec.Kind {
+	case KindSnapDeals:
+		return s.snapCircuitBytes(spec)
+	case KindWindowPoSt, KindWinningPoSt:
 		return s.postCircuitBytes(spec)
 	}
 	p, err := poRepSpec(s.Name(), spec)
@@ -100,10 +98,10 @@ func (s *SetupKey) LoadCircuit(ctx context.Context, spec CircuitSpec, progress f
 	if _, ok := s.GPU.(SetupLoader); !ok || !setupCapable(s.GPU) {
 		return nil, fmt.Errorf("engine: the %s GPU backend runs no setups", s.GPU.Name())
 	}
-	if spec.Kind == KindSnapDeals {
-		return nil, s.noSnap()
-	}
-	if spec.Kind != KindPoRep {
+	switch spec.Kind {
+	case KindSnapDeals:
+		return s.loadSnapCircuit(ctx, spec, progress)
+	case KindWindowPoSt, KindWinningPoSt:
 		return s.loadPoStCircuit(ctx, spec, progress)
 	}
 	p, err := poRepSpec(s.Name(), spec)

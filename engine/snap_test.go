@@ -15,8 +15,7 @@ import (
 // A 2KiB SnapDeals job through the engine on the Proofs backend: verified,
 // of kind snap-deals at normal priority, its circuit resident; the same id
 // for other commitments is a conflict; vanilla proofs of another update are
-// a bad request naming the check; the SetupKey backend says it does not
-// prove updates.
+// a bad request naming the check.
 func TestEngineSnap2KiB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 2KiB update setup")
@@ -82,12 +81,52 @@ func TestEngineSnap2KiB(t *testing.T) {
 		t.Errorf("resident circuits %+v", st.Circuits)
 	}
 
-	sk, err := New(cfg, &SetupKey{GPU: CPUWholeProof(0), Seed: 4}, WithLogger(discard()))
+}
+
+// The SetupKey backend proves updates (what `bench c2 --update-proof`
+// measures on the GPU): a periodic 2KiB fixture, every partition verified
+// under the setup's key; another update's vanilla proofs are a bad request.
+func TestSetupKeySnap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 2KiB update setup")
+	}
+	ctx := context.Background()
+	cfg := DefaultConfig()
+	cfg.Synthesis.Workers = 1
+	cfg.Memory.Budget = 4 * GiB
+	e, err := New(cfg, &SetupKey{GPU: CPUWholeProof(0), PCEDir: t.TempDir(), Seed: 4}, WithLogger(discard()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sk.Close()
-	if _, err := sk.Submit(ctx, Request{Input: &Snap{Request: req}}); err == nil {
-		t.Error("the SetupKey backend took a SnapDeals job")
+	defer e.Close()
+	p := abi.AllUpdate()[0]
+	req, _, err := snap.PeriodicRequest(p, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := snap.PeriodicRequest(p, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *req
+	bad.Vanilla = other.Vanilla
+	if _, err := e.Submit(ctx, Request{Input: &Snap{Request: &bad}}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("another update's vanilla proofs: %v", err)
+	}
+	id, err := e.Submit(ctx, Request{Input: &Snap{Request: req}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Await(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != KindSnapDeals || len(res.Proof) != abi.PartitionProofLen*p.Partitions {
+		t.Fatalf("result %+v", res)
+	}
+	for k, pt := range res.Partitions {
+		if !pt.Verified {
+			t.Fatalf("partition %d not verified", k)
+		}
 	}
 }

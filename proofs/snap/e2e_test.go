@@ -50,6 +50,18 @@ func TestProveVerify2KiB(t *testing.T) {
 	if err := Verify(pr.PVK, p, req.Commitments, proof); err != nil {
 		t.Fatal(err)
 	}
+	// A periodic fixture (what the 32GiB benchmarks prove) proves and verifies too.
+	per, _, err := PeriodicRequest(p, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pproof, _, err := pr.Prove(ctx, per, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(pr.PVK, p, per.Commitments, pproof); err != nil {
+		t.Fatalf("the periodic fixture's proof: %v", err)
+	}
 	other, _, err := RandomRequest(p, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -22,8 +22,34 @@ func RandomRequest(p abi.UpdateProof, seed uint64) (*Request, *update.Replica, e
 	if p.Nodes > maxFixtureNodes {
 		return nil, nil, fmt.Errorf("snap: a random %s sector does not fit in memory: fixtures are 2KiB or 8MiB", p.Name)
 	}
+	random := fixtureRandom(seed)
+	key := make([]fr.Element, p.Nodes)
+	data := make([]merkle.Node, p.Nodes)
+	for i := range key {
+		key[i] = random()
+		d := random()
+		fr.LittleEndian.PutElement(&data[i], d)
+	}
+	r, err := update.Encode(p, random(), key, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	req := &Request{Proof: p, Commitments: r.Commitments}
+	for k := range p.Partitions {
+		pp, err := r.PartitionProof(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Vanilla = append(req.Vanilla, pp)
+	}
+	return req, r, nil
+}
+
+// fixtureRandom returns a seeded source of field elements below 2^254
+// (valid fr32 data nodes too).
+func fixtureRandom(seed uint64) func() fr.Element {
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
-	random := func() fr.Element {
+	return func() fr.Element {
 		var b [32]byte
 		for i := range 4 {
 			v := rng.Uint64()
@@ -35,14 +61,23 @@ func RandomRequest(p abi.UpdateProof, seed uint64) (*Request, *update.Replica, e
 		e, _ := fr.LittleEndian.Element(&b)
 		return e
 	}
-	key := make([]fr.Element, p.Nodes)
-	data := make([]merkle.Node, p.Nodes)
+}
+
+// PeriodicRequest is a test fixture of any size, 32GiB and 64GiB included: a
+// seeded random data block encoded into a sector key that repeats a seeded
+// random block (update.EncodePeriodic), and every partition's vanilla proof.
+// It is a whole, consistent update whose sector key is no sealed replica.
+func PeriodicRequest(p abi.UpdateProof, seed uint64) (*Request, *update.PeriodicReplica, error) {
+	random := fixtureRandom(seed)
+	b := update.PeriodicBlockLen(p)
+	key := make([]fr.Element, b)
+	data := make([]merkle.Node, b)
 	for i := range key {
 		key[i] = random()
 		d := random()
 		fr.LittleEndian.PutElement(&data[i], d)
 	}
-	r, err := update.Encode(p, random(), key, data)
+	r, err := update.EncodePeriodic(p, random(), key, data)
 	if err != nil {
 		return nil, nil, err
 	}
