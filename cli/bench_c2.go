@@ -28,6 +28,7 @@ import (
 	"github.com/filc2/filc2/proofs/c2"
 	"github.com/filc2/filc2/proofs/paramcache"
 	"github.com/filc2/filc2/proofs/porep"
+	"github.com/filc2/filc2/proofs/snap"
 )
 
 // filc2 bench c2: whole SealCommit2 proofs through the engine, as a server runs them.
@@ -37,8 +38,8 @@ const syntheticNote = "synthetic: proofs do not verify"
 func benchC2Command() *ucli.Command {
 	return &ucli.Command{
 		Name:  "c2",
-		Usage: "run SealCommit2 proofs through the proving engine: throughput, latency, per-stage times, GPU utilisation",
-		UsageText: "filc2 bench c2 --registered-proof NAME [--jobs N] [--concurrency C] [--gpu-workers W] [--synthesis-workers S]\n" +
+		Usage: "run SealCommit2 (or SnapDeals update) proofs through the proving engine: throughput, latency, per-stage times, GPU utilisation",
+		UsageText: "filc2 bench c2 (--registered-proof NAME | --update-proof NAME) [--jobs N] [--concurrency C] [--gpu-workers W] [--synthesis-workers S]\n" +
 			"               [--backend auto|cpu|cuda] [--gpus LIST] [--params DIR] [--c1 FILE | --sparse | --synthetic] [--setup-key]\n" +
 			"               [--seed N]\n" +
 			"               [--memory-budget SIZE] [--timeline FILE.svg] [--timeline-log FILE.jsonl] [--json]",
@@ -79,6 +80,12 @@ func benchC2Command() *ucli.Command {
 			"the engine as in production, at sizes whose official parameters are not at hand; the key is a test key\n" +
 			"(its toxic waste is public), so the proofs verify under it alone.\n" +
 			"\n" +
+			"--update-proof TYPE proves SnapDeals updates (ProveReplicaUpdate2) instead: every job gets its own periodic\n" +
+			"TEST FIXTURE update (snap.PeriodicRequest, seeds --seed, --seed+1, …: a sector key and new data that each\n" +
+			"repeat one block, encoded as rust-fil-proofs encodes, any size, 32GiB included, built in seconds) whose\n" +
+			"vanilla proofs pass every check; with --setup-key (or the update's parameters in --params) every partition\n" +
+			"is verified.\n" +
+			"\n" +
 			"--timeline FILE.svg draws the run as a Gantt chart: a row per synthesis and GPU worker with a bar per\n" +
 			"partition stage, and per GPU a track of when its kernels ran. --timeline-log writes the engine's\n" +
 			"TIMELINE events as JSON lines.\n" +
@@ -86,10 +93,12 @@ func benchC2Command() *ucli.Command {
 			"Examples:\n" +
 			"  filc2 bench c2 -p StackedDrg2KiBV1_1 --backend cpu --jobs 2 --params DIR\n" +
 			"  filc2 bench c2 -p StackedDrg32GiBV1_1 --sparse --setup-key --backend cuda --jobs 4 --params /data/pce --timeline t.svg\n" +
+			"  filc2 bench c2 --update-proof StackedDrg32GiBV1 --setup-key --backend cuda --jobs 4 --params /data/pce\n" +
 			"  filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --jobs 6 --concurrency 3 --params /data/pce\n" +
 			"  filc2 bench c2 --c1 c1-32g.json --backend cuda --jobs 10 --concurrency 3 --synthesis-workers 10 --json",
 		Flags: []ucli.Flag{
 			registeredProofFlag(false),
+			&ucli.StringFlag{Name: "update-proof", Usage: "prove SnapDeals updates of this `TYPE` (StackedDrg32GiBV1 … or 0-4) instead of PoRep: a periodic TEST FIXTURE update per job"},
 			&ucli.IntFlag{Name: "jobs", Usage: "proofs to run (the first is the warm-up)", Value: 4},
 			&ucli.IntFlag{Name: "concurrency", Usage: "jobs in flight at once", Value: 2},
 			&ucli.IntFlag{Name: "gpu-workers", Usage: "workers per GPU sharing its lock (the interlock)", Value: 2},
@@ -121,6 +130,7 @@ func benchC2Command() *ucli.Command {
 // benchC2Plan is what the flags ask for.
 type benchC2Plan struct {
 	Proof       abi.SealProof
+	Update      *abi.UpdateProof // --update-proof: SnapDeals jobs instead of PoRep
 	Jobs        int
 	Concurrency int
 	GPUWorkers  int
@@ -158,8 +168,10 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 		return pl, fmt.Errorf("--backend %q: want auto, cpu or cuda", pl.Backend)
 	case pl.Params == "":
 		return pl, errors.New("--params is empty: give the parameter directory")
-	case !c.IsSet("registered-proof") && pl.C1File == "":
-		return pl, errors.New("--registered-proof is required (or --c1 FILE, whose proof type is used)")
+	case c.IsSet("update-proof") && (c.IsSet("registered-proof") || pl.C1File != "" || pl.Synthetic || pl.Sparse):
+		return pl, errors.New("--update-proof proves updates on periodic fixtures: it does not go with --registered-proof, --c1, --synthetic or --sparse")
+	case !c.IsSet("registered-proof") && pl.C1File == "" && !c.IsSet("update-proof"):
+		return pl, errors.New("--registered-proof is required (or --c1 FILE, whose proof type is used, or --update-proof TYPE)")
 	case pl.SVG != "" && pl.SVG == pl.Log:
 		return pl, errors.New("--timeline and --timeline-log name the same file")
 	case pl.Synthetic && (pl.Sparse || pl.SetupKey):
@@ -195,6 +207,13 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 			return pl, errors.New("--post-proof needs real keys: --setup-key or the parameters, not --synthetic")
 		}
 		pl.PoSt = ps
+	}
+	if name := c.String("update-proof"); name != "" {
+		up, err := abi.ParseUpdateName(name)
+		if err != nil {
+			return pl, fmt.Errorf("--update-proof: %w", err)
+		}
+		pl.Update = &up
 	}
 	if c.IsSet("registered-proof") {
 		p, err := parseProof(c)
@@ -260,13 +279,21 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 		pl.Proof, fileC1 = p, out
 	}
 	p := pl.Proof
+	t := benchTarget{name: p.Name, partitions: p.Partitions, nodes: p.Nodes, spec: (&engine.PoRep{Proof: p}).Circuit()}
+	if pl.Update != nil {
+		u := *pl.Update
+		t = benchTarget{name: u.Name, partitions: u.Partitions, nodes: u.Nodes, spec: (&engine.Snap{Request: &snap.Request{Proof: u}}).Circuit()}
+	}
 	if !pl.Synthetic && !pl.SetupKey {
-		f := c2.FilesIn(pl.Params, p)
+		f, flag := c2.FilesIn(pl.Params, p), "-p "+p.Name
+		if pl.Update != nil {
+			f, flag = snap.FilesIn(pl.Params, *pl.Update), "--update-proof "+t.name
+		}
 		for _, path := range []string{f.Params, f.VK} {
 			if _, err := os.Stat(path); err != nil {
-				return nil, fmt.Errorf("bench c2: no %s parameters in %s (%w): run `filc2 setup -p %s --out %s` for test parameters "+
-					"or `filc2 params fetch -p %s --dir %s` for the official ones, or measure with --synthetic",
-					p.Name, pl.Params, err, p.Name, pl.Params, p.Name, pl.Params)
+				return nil, fmt.Errorf("bench c2: no %s parameters in %s (%w): run `filc2 setup %s --out %s` for test parameters "+
+					"or `filc2 params fetch %s --dir %s` for the official ones, or measure with --setup-key (or --synthetic, for PoRep)",
+					t.name, pl.Params, err, flag, pl.Params, flag, pl.Params)
 			}
 		}
 	}
@@ -274,9 +301,9 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	if err != nil {
 		return nil, usageError(err)
 	}
-	if _, host := gb.(engine.WholeProof); host && (pl.Synthetic || pl.SetupKey) && p.Nodes > porep.MaxSealNodes {
+	if _, host := gb.(engine.WholeProof); host && (pl.Synthetic || pl.SetupKey) && t.nodes > porep.MaxSealNodes {
 		return nil, usageErrorf("--synthetic and --setup-key on the %s backend make the key on the host, which is feasible up to 512MiB; "+
-			"%s needs --backend cuda (the key is then made on the GPU)", gb.Name(), p.Name)
+			"%s needs --backend cuda (the key is then made on the GPU)", gb.Name(), t.name)
 	}
 	gpus := pl.GPUs
 	if gpus == nil {
@@ -297,6 +324,15 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	c1For := func(i int) (*c1.Commit1Out, error) { return fileC1, nil }
 	source := pl.C1File
 	switch {
+	case pl.Update != nil:
+		source = fmt.Sprintf("periodic test-fixture updates (snap.PeriodicRequest, seeds %d…%d)", pl.Seed, pl.Seed+uint64(pl.Jobs)-1)
+		t.input = func(i int) (engine.Input, error) {
+			req, _, err := snap.PeriodicRequest(*pl.Update, pl.Seed+uint64(i))
+			if err != nil {
+				return nil, fmt.Errorf("bench c2: update fixture %d: %w", i+1, err)
+			}
+			return &engine.Snap{Request: req}, nil
+		}
 	case fileC1 != nil:
 	case pl.Synthetic:
 		source = fmt.Sprintf("synthetic (porep.SyntheticC1, seeds %d…%d)", pl.Seed, pl.Seed+uint64(pl.Jobs)-1)
@@ -317,6 +353,16 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 		say("sealed in %v", time.Since(t0).Round(time.Millisecond))
 		source = "sealed here (one sector, proved by every job)"
 		c1For = func(int) (*c1.Commit1Out, error) { return sealed, nil }
+	}
+
+	if t.input == nil {
+		t.input = func(i int) (engine.Input, error) {
+			out, err := c1For(i)
+			if err != nil {
+				return nil, err
+			}
+			return &engine.PoRep{Proof: p, C1: out}, nil
+		}
 	}
 
 	// The engine.
@@ -340,7 +386,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	}
 	opts := []engine.Option{
 		engine.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))),
-		engine.WithTimelineMemory(max(engine.DefaultTimelineMemory, pl.Jobs*p.Partitions*32+1024)),
+		engine.WithTimelineMemory(max(engine.DefaultTimelineMemory, pl.Jobs*t.partitions*32+1024)),
 		engine.WithFaults(pl.Faults),
 	}
 	if pl.Log != "" {
@@ -365,24 +411,24 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	case pl.SetupKey:
 		key = fmt.Sprintf("a Groth16 setup of the recorded circuit at load, on each GPU (test key: toxic waste seeded by %d)", pl.Seed)
 	}
-	rep := &benchreport.Report{ProofType: p.Name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Key: key, Params: pl.Params,
+	rep := &benchreport.Report{ProofType: t.name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Key: key, Params: pl.Params,
 		Jobs: pl.Jobs, Concurrency: pl.Concurrency, GPUs: cfg.GPU.Devices, GPUWorkers: cfg.GPU.WorkersPerGPU,
-		SynthesisWorkers: cfg.Synthesis.Workers, Partitions: p.Partitions}
+		SynthesisWorkers: cfg.Synthesis.Workers, Partitions: t.partitions}
 	say("%s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers, memory budget %.1f GiB",
-		p.Name, be.Name(), plural(pl.Jobs, "job"), pl.Concurrency, cfg.GPU.Devices, cfg.GPU.WorkersPerGPU, cfg.Synthesis.Workers,
+		t.name, be.Name(), plural(pl.Jobs, "job"), pl.Concurrency, cfg.GPU.Devices, cfg.GPU.WorkersPerGPU, cfg.Synthesis.Workers,
 		float64(cfg.Memory.Budget)/float64(engine.GiB))
-	say("loading the %s circuit and its keys on %d GPU(s)", p.Name, len(cfg.GPU.Devices))
+	say("loading the %s circuit and its keys on %d GPU(s)", t.name, len(cfg.GPU.Devices))
 	mem := startMemPeaks(cfg.GPU.Devices, gb.Name() == "cuda", 200*time.Millisecond)
 	t0 := time.Now()
-	err = e.Preload(ctx, p)
+	err = e.PreloadCircuit(ctx, t.spec)
 	prog.Done()
 	if err != nil {
 		mem.finish(nil)
-		return nil, fmt.Errorf("bench c2: loading %s: %w", p.Name, err)
+		return nil, fmt.Errorf("bench c2: loading %s: %w", t.name, err)
 	}
 	rep.Load = time.Since(t0)
 	for _, cs := range e.Status().Circuits {
-		if cs.SectorSize == uint64(p.SectorSize) {
+		if cs.Kind == t.spec.Kind && cs.SectorSize == t.spec.SectorSize {
 			rep.CircuitLoad = cs.LoadTime
 			for _, pr := range cs.Provers {
 				rep.ProverLoads = append(rep.ProverLoads, pr.LoadTime)
@@ -408,7 +454,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 		}
 		postDone = postUnderLoad(ctx, e, *pl.PoSt, postIn, rep.PoSt, stopPoSt, say)
 	}
-	results, first, last, err := runBenchJobs(ctx, e, pl, c1For, say)
+	results, first, last, err := runBenchJobs(ctx, e, pl, t.input, say)
 	close(stopPoSt)
 	if postDone != nil {
 		if perr := postDone(); perr != nil && err == nil {
@@ -429,11 +475,11 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	}
 	if pl.Synthetic {
 		rep.Note = fmt.Sprintf("%s: random C1 outputs and a synthetic key with the circuit's exact lengths; %d of %d partitions unverified",
-			syntheticNote, rep.Unverified, pl.Jobs*p.Partitions)
+			syntheticNote, rep.Unverified, pl.Jobs*t.partitions)
 	}
 	if pl.SVG != "" {
 		opts := engine.TimelineSVGOptions{From: first.Submitted, To: last.At,
-			Title: fmt.Sprintf("filc2 bench c2: %s on %s, %d proofs, %d in flight", p.Name, be.Name(), pl.Jobs, pl.Concurrency),
+			Title: fmt.Sprintf("filc2 bench c2: %s on %s, %d proofs, %d in flight", t.name, be.Name(), pl.Jobs, pl.Concurrency),
 			GPUs:  cfg.GPU.Devices}
 		for _, ws := range first.Status.Synthesis {
 			opts.Workers = append(opts.Workers, engine.TimelineWorker{Name: ws.Name, GPU: ws.GPU})
@@ -486,7 +532,7 @@ func benchSeal(ctx context.Context, p abi.SealProof) (*c1.Commit1Out, error) {
 // runBenchJobs proves pl.Jobs sectors, pl.Concurrency at a time, and
 // returns the jobs in the order they finished, the status at the first
 // proof and at the last. The first failure cancels the rest and is returned.
-func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, c1For func(int) (*c1.Commit1Out, error),
+func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, inputFor func(int) (engine.Input, error),
 	say func(string, ...any)) ([]benchreport.Job, benchreport.Mark, benchreport.Mark, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -519,14 +565,14 @@ func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, c1For f
 				if i >= pl.Jobs {
 					return
 				}
-				out, err := c1For(i)
+				in, err := inputFor(i)
 				if err != nil {
-					fail(fmt.Errorf("bench c2: C1 output of job %d: %w", i+1, err))
+					fail(fmt.Errorf("bench c2: input of job %d: %w", i+1, err))
 					return
 				}
 				id := fmt.Sprintf("bench-%d", i+1)
 				submitted := time.Now()
-				if _, err := e.Submit(ctx, engine.Request{ID: id, ProofType: pl.Proof, Commit1: out}); err != nil {
+				if _, err := e.Submit(ctx, engine.Request{ID: id, Input: in}); err != nil {
 					fail(fmt.Errorf("bench c2: submitting %s: %w", id, err))
 					return
 				}
@@ -584,7 +630,7 @@ func secs(d time.Duration) string {
 func printBenchC2(w io.Writer, r *benchreport.Report) {
 	fmt.Fprintf(w, "bench c2: %s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers\n",
 		r.ProofType, r.Backend, plural(r.Jobs, "proof"), r.Concurrency, r.GPUs, r.GPUWorkers, r.SynthesisWorkers)
-	fmt.Fprintf(w, "C1: %s\nkey: %s; recorded circuits in %s\n", r.C1, r.Key, r.Params)
+	fmt.Fprintf(w, "inputs: %s\nkey: %s; recorded circuits in %s\n", r.C1, r.Key, r.Params)
 	if r.Synthetic {
 		fmt.Fprintf(w, "%s (random C1 outputs, synthetic key with the real circuit's lengths; the timings are a real proof's)\n", strings.ToUpper(syntheticNote[:1])+syntheticNote[1:])
 	}
@@ -661,4 +707,14 @@ func printBenchC2(w io.Writer, r *benchreport.Report) {
 	if r.Timeline != "" {
 		fmt.Fprintf(w, "timeline: %s\n", r.Timeline)
 	}
+}
+
+// benchTarget is what bench c2 proves: a PoRep type or an update type, its
+// circuit and each job's input.
+type benchTarget struct {
+	name       string
+	partitions int
+	nodes      uint64
+	spec       engine.CircuitSpec
+	input      func(i int) (engine.Input, error)
 }

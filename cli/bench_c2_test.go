@@ -48,6 +48,10 @@ func TestBenchC2BadFlags(t *testing.T) {
 		{append(p2k, "--post-proof", "StackedDrgWinning2KiBV1", "--post-sectors", "2"), "proves one sector"},
 		{append(p2k, "--post-proof", "StackedDrgWindow2KiBV1_1", "--post-every", "0s"), "--post-every"},
 		{append(p2k, "--synthetic", "--post-proof", "StackedDrgWinning2KiBV1"), "needs real keys"},
+		{append(p2k, "--update-proof", "StackedDrg2KiBV1"), "does not go with"},
+		{[]string{"bench", "c2", "--update-proof", "StackedDrg2KiBV1", "--sparse"}, "does not go with"},
+		{[]string{"bench", "c2", "--update-proof", "StackedDrg3KiBV1"}, "--update-proof"},
+		{[]string{"bench", "c2", "--update-proof", "StackedDrg32GiBV1", "--setup-key", "--backend", "cpu", "--params", empty}, "--backend cuda"},
 	} {
 		out, err := run(t, tc.args...)
 		var ee *ExitError
@@ -60,6 +64,10 @@ func TestBenchC2BadFlags(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "filc2 setup -p StackedDrg2KiBV1_1") || !strings.Contains(err.Error(), "filc2 params fetch") ||
 		!strings.Contains(err.Error(), "--synthetic") {
 		t.Errorf("missing parameters: %v", err)
+	}
+	if _, err := run(t, "bench", "c2", "--update-proof", "StackedDrg2KiBV1", "--params", empty); err == nil ||
+		!strings.Contains(err.Error(), "filc2 setup --update-proof StackedDrg2KiBV1") {
+		t.Errorf("missing update parameters: %v", err)
 	}
 	if !ffi.Compiled() {
 		if _, err := run(t, append(p2k, "--synthetic", "--backend", "cuda")...); err == nil || !strings.Contains(err.Error(), "without CUDA") {
