@@ -33,6 +33,9 @@
 #   snap-small  SnapDeals on the GPU: seal a 2KiB and an 8MiB sector, snap encode pseudo-random data, set up the
 #               update key on the GPU, prove-update --backend cuda (every partition verified), verify-update, and
 #               a proof with two partitions swapped (8MiB) that must be invalid
+#   snap-32g, snap-64g
+#               filc2 bench c2 --update-proof --setup-key: SnapDeals on periodic fixture updates, the update key
+#               set up on the GPU, every partition verified (4 jobs 2 in flight, 2 GPU workers; 64g: 3 jobs)
 #   big-cpu     TestBigPartitionCPUEqualsGPU at 32GiB: one partition on the GPU and on the 16 cores with
 #               the same key and r, s, the bytes compared
 #
@@ -135,6 +138,18 @@ for s in "$@"; do
 		echo "exit $?"
 		cat "$out/$s.txt"
 		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
+		;;
+	snap-32g | snap-64g)
+		step "bench c2 --update-proof --setup-key ($s)"
+		p=StackedDrg32GiBV1
+		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
+		[ "$s" = snap-64g ] && p=StackedDrg64GiBV1 && args=(--jobs 3 --concurrency 2 --gpu-workers 2)
+		mkdir -p $pce
+		timeout 560 ./filc2 bench c2 --update-proof $p --setup-key --backend cuda --params $pce "${args[@]}" \
+			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
+		echo "exit $?"
+		cat "$out/$s.txt"
+		grep -vE '^bench: bench-' "$out/$s.err" | tail -6
 		;;
 	post-small | post-32g)
 		step "bench post --setup-key ($s)"
