@@ -87,6 +87,28 @@ func TestUpdateEndToEnd2KiB(t *testing.T) {
 			t.Errorf("another %s: %v\n%s", what, err, out)
 		}
 	}
+	// A periodic fixture update: no sector needed, its proof verifies.
+	per := filepath.Join(dir, "periodic")
+	if out, err := run(t, "snap", "encode", "--periodic", "--update-proof", "StackedDrg2KiBV1", "--seed", "4", "--out", per); err != nil ||
+		!strings.Contains(out, "TEST FIXTURE") {
+		t.Fatalf("snap encode --periodic: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(per, "sealed")); err == nil {
+		t.Error("snap encode --periodic wrote a replica")
+	}
+	pu := read(per)
+	if !pu.Periodic || pu.UpdateProof != "StackedDrg2KiBV1" {
+		t.Fatalf("periodic update.json %+v", pu)
+	}
+	pproof := filepath.Join(dir, "periodic.proof")
+	if out, err := run(t, "prove-update", "--update-proof", "StackedDrg2KiBV1", "--comm-r-old", pu.CommROld, "--comm-r-new", pu.CommRNew,
+		"--comm-d-new", pu.CommDNew, "--vanilla", filepath.Join(per, snapVanillaFile), "--out", pproof, "--params-dir", params, "--backend", "cpu"); err != nil {
+		t.Fatalf("prove-update of the periodic fixture: %v\n%s", err, out)
+	}
+	if out, err := run(t, "verify-update", "--update-proof", "0", "--comm-r-old", pu.CommROld, "--comm-r-new", pu.CommRNew, "--comm-d-new", pu.CommDNew,
+		"--proof", "@"+pproof, "--params-dir", params); err != nil || !strings.HasSuffix(out, "\nverified\n") {
+		t.Fatalf("verify-update of the periodic fixture: %v\n%s", err, out)
+	}
 	// Another update's vanilla proofs: refused before proving, nothing written.
 	if out, err := run(t, "prove-update", "--update-proof", "StackedDrg2KiBV1", "--comm-r-old", u.CommROld, "--comm-r-new", u.CommRNew,
 		"--comm-d-new", u.CommDNew, "--vanilla", filepath.Join(enc2, snapVanillaFile), "--out", proof+".2", "--params-dir", params,
@@ -101,6 +123,11 @@ func TestUpdateEndToEnd2KiB(t *testing.T) {
 		{"prove-update", "--update-proof", "StackedDrg2KiBV1", "--comm-r-old", u.CommROld, "--comm-d-new", u.CommDNew, "--vanilla", "x", "--out", "y"},
 		{"prove-update", "--update-proof", "StackedDrg2KiBV1_1", "--out", "y"},
 		{"verify-update", "--update-proof", "0", "--comm-r-old", u.CommROld, "--comm-r-new", u.CommRNew, "--comm-d-new", u.CommROldCID, "--proof", "@" + proof},
+		{"snap", "encode", "--out", per},
+		{"snap", "encode", "--periodic", "--out", per},
+		{"snap", "encode", "--periodic", "--update-proof", "StackedDrg3KiBV1", "--out", per},
+		{"snap", "encode", "--periodic", "--update-proof", "0", "--sealed", sec, "--out", per},
+		{"snap", "encode", "--sealed", sec, "--update-proof", "0", "--random-data", "1", "--out", per},
 	} {
 		var ee *ExitError
 		if _, err := run(t, args...); !errors.As(err, &ee) || ee.Code != 2 {
