@@ -2,6 +2,9 @@ package update
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -151,7 +154,17 @@ func checkInput(p abi.UpdateProof, in *CircuitInput) error {
 // and comm_r_new from comm_c, apex_por, gen_challenge_bits, then per
 // challenge rho, the encoding, the two tree R proofs, the apex leaf's select
 // and the tree D proof up to it.
-func Synthesize(cs *r1cs.System, p abi.UpdateProof, in *CircuitInput) error {
+//
+// The challenges are independent sub-circuits once the challenge bits are
+// generated; when cs can fork (Witness, Record, Count without a digest) they
+// are synthesised in parallel (WithParallelism), each into a child forked at
+// its place in the sequential order, so that the assignment or the recorded
+// circuit is the sequential one.
+func Synthesize(cs *r1cs.System, p abi.UpdateProof, in *CircuitInput, opts ...SynthOption) error {
+	var cfg synthConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if err := checkInput(p, in); err != nil {
 		return err
 	}
@@ -226,12 +239,86 @@ func Synthesize(cs *r1cs.System, p abi.UpdateProof, in *CircuitInput) error {
 	if err != nil {
 		return err
 	}
-	for i, random := range generated {
-		if err := synthesizeChallenge(cs, p, &in.Challenges[i], random, partitionBits, hSelect, phi, apex, rootROld, rootRNew); err != nil {
+	ch := func(cs *r1cs.System, i int) error {
+		return synthesizeChallenge(cs, p, &in.Challenges[i], generated[i], partitionBits, hSelect, phi, apex, rootROld, rootRNew)
+	}
+	workers := cfg.parallelism
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if cs.CanFork() && workers > 1 && len(generated) > 1 {
+		return synthesizeParallel(cs, len(generated), min(workers, len(generated)), ch)
+	}
+	for i := range generated {
+		if err := ch(cs, i); err != nil {
 			return fmt.Errorf("update: challenge %d: %w", i, err)
 		}
 	}
 	return nil
+}
+
+// SynthOption configures Synthesize.
+type SynthOption func(*synthConfig)
+
+type synthConfig struct{ parallelism int }
+
+// WithParallelism synthesises the challenges of a System that can fork on up
+// to n goroutines: n < 1 (the default) means runtime.GOMAXPROCS(0), 1 the
+// sequential synthesis. The result is the same for every n.
+func WithParallelism(n int) SynthOption { return func(c *synthConfig) { c.parallelism = n } }
+
+// synthesizeParallel synthesises challenges 0 … n−1 (ch) into children of cs
+// forked in order, on workers goroutines; every challenge adds what the first
+// does (the shape fixes it; Join checks it).
+func synthesizeParallel(cs *r1cs.System, n, workers int, ch func(*r1cs.System, int) error) error {
+	l, err := cs.Measure(func(m *r1cs.System) error { return ch(m, 0) })
+	if err != nil {
+		return fmt.Errorf("update: challenge 0: %w", err)
+	}
+	layouts := make([]r1cs.Layout, n)
+	for i := range layouts {
+		layouts[i] = l
+	}
+	children, err := cs.Fork(layouts...)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				errs[i] = synthesizeChild(children[i], i, ch)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			cs.Join(children...) // release the children; the first challenge's error is reported
+			return fmt.Errorf("update: challenge %d: %w", i, err)
+		}
+	}
+	return cs.Join(children...)
+}
+
+// synthesizeChild synthesises challenge i on a worker goroutine, where a
+// gadget's panic (a broken invariant) would end the process: it becomes the
+// challenge's error instead.
+func synthesizeChild(cs *r1cs.System, i int, ch func(*r1cs.System, int) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("synthesis panicked: %v", r)
+		}
+	}()
+	return ch(cs, i)
 }
 
 // synthesizeChallenge is the loop body of synthesize for one challenge.

@@ -3,6 +3,8 @@ package update
 import (
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/r1cs"
 )
@@ -101,6 +103,64 @@ func TestCircuitSatisfied(t *testing.T) {
 		}
 		if cs.Finish() == nil {
 			t.Errorf("%s: satisfied with another comm_d_new", c.p.Name)
+		}
+	}
+}
+
+// The challenges synthesised in parallel give the sequential recording
+// (digest) and the sequential witness, value for value, for 1, 2 and 5
+// workers (2KiB: 10 challenges).
+func TestParallelSynthesisEqual(t *testing.T) {
+	p := abi.AllUpdate()[0]
+	var digests []string
+	for _, workers := range []int{1, 2, 5} {
+		cs := r1cs.New(r1cs.Record)
+		if err := Synthesize(cs, p, Blank(p), WithParallelism(workers)); err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := cs.Circuit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests = append(digests, c.Digest(1<<12).Hex())
+	}
+	if digests[0] != digests[1] || digests[0] != digests[2] {
+		t.Errorf("recordings differ with 1, 2, 5 workers: %v", digests)
+	}
+	r := randomReplica(t, p, 6)
+	pp, err := r.PartitionProof(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := NewCircuitInput(p, r.Commitments, 0, pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []fr.Element
+	for _, workers := range []int{1, 3} {
+		cs := r1cs.New(r1cs.Witness)
+		if err := Synthesize(cs, p, in, WithParallelism(workers)); err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		inputs, aux := cs.Assignment()
+		all := append(append([]fr.Element{}, inputs...), aux...)
+		if first == nil {
+			first = all
+			continue
+		}
+		if len(all) != len(first) {
+			t.Fatalf("%d workers: %d values, sequential %d", workers, len(all), len(first))
+		}
+		for i := range all {
+			if !all[i].Equal(&first[i]) {
+				t.Fatalf("%d workers: value %d differs from the sequential witness", workers, i)
+			}
 		}
 	}
 }
