@@ -7,6 +7,7 @@ import (
 
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/groth16"
+	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/snap"
 	"github.com/filc2/filc2/proofs/snark"
 	"github.com/filc2/filc2/proofs/update"
@@ -128,5 +129,27 @@ func TestSetupKeySnap(t *testing.T) {
 		if !pt.Verified {
 			t.Fatalf("partition %d not verified", k)
 		}
+	}
+	// A PoRep job on the same engine: its circuit loads beside the update's,
+	// which stays resident (the budget has room for both).
+	sin := porep.SparseInput{Proof: proof2K, ProverID: porep.ProverID(1000), SectorID: 5}
+	sin.Seed[0] = 6
+	sparse, _, err := porep.SparseC1(ctx, sin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := e.Submit(ctx, Request{Input: &PoRep{Proof: proof2K, C1: sparse}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pres, err := e.Await(ctx, pid); err != nil || !pres.Partitions[0].Verified {
+		t.Fatalf("the PoRep job beside the update: %+v, %v", pres, err)
+	}
+	kinds := map[Kind]bool{}
+	for _, c := range e.Status().Circuits {
+		kinds[c.Kind] = true
+	}
+	if len(kinds) != 2 || !kinds[KindSnapDeals] || !kinds[KindPoRep] {
+		t.Fatalf("resident circuits %+v: want the update's and PoRep's", e.Status().Circuits)
 	}
 }
