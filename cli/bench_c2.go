@@ -103,6 +103,7 @@ func benchC2Command() *ucli.Command {
 			&ucli.IntFlag{Name: "concurrency", Usage: "jobs in flight at once", Value: 2},
 			&ucli.IntFlag{Name: "gpu-workers", Usage: "workers per GPU sharing its lock (the interlock)", Value: 2},
 			&ucli.IntFlag{Name: "synthesis-workers", Usage: "partitions synthesised at once (0: one per core)", Value: 0},
+			&ucli.BoolFlag{Name: "ramp", Usage: "start partitions no faster than the GPU takes them (synthesis.ramp; --ramp=false: every worker at once)", Value: true},
 			&ucli.StringFlag{Name: "backend", Usage: "auto, cpu or cuda", Value: "auto"},
 			&ucli.StringFlag{Name: "gpus", Usage: "comma-separated device ordinals (default: every CUDA device; 0 for the cpu backend)"},
 			&ucli.StringFlag{Name: "params", Usage: "parameter directory (.params, .vk, recorded circuits)", Value: paramcache.DefaultDir,
@@ -135,6 +136,7 @@ type benchC2Plan struct {
 	Concurrency int
 	GPUWorkers  int
 	SynthWorker int
+	Ramp        bool
 	Backend     string
 	GPUs        []int // nil: the backend's default
 	Params      string
@@ -152,7 +154,7 @@ type benchC2Plan struct {
 
 func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 	pl := benchC2Plan{Jobs: c.Int("jobs"), Concurrency: c.Int("concurrency"), GPUWorkers: c.Int("gpu-workers"),
-		SynthWorker: c.Int("synthesis-workers"), Backend: c.String("backend"), Params: c.String("params"),
+		SynthWorker: c.Int("synthesis-workers"), Ramp: c.Bool("ramp"), Backend: c.String("backend"), Params: c.String("params"),
 		C1File: c.String("c1"), Synthetic: c.Bool("synthetic"), Sparse: c.Bool("sparse"), SetupKey: c.Bool("setup-key"),
 		Seed: c.Uint64("seed"), SVG: c.String("timeline"), Log: c.String("timeline-log")}
 	switch {
@@ -370,6 +372,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	cfg.GPU.Devices = gpus
 	cfg.GPU.WorkersPerGPU = pl.GPUWorkers
 	cfg.Synthesis.Workers = pl.SynthWorker
+	cfg.Synthesis.Ramp = pl.Ramp
 	cfg.Params.Dir = pl.Params
 	cfg.Memory.Budget = pl.Budget
 	cfg.Queue.MaxQueued = max(cfg.Queue.MaxQueued, pl.Jobs)

@@ -37,6 +37,12 @@ type GPUConfig struct {
 // SynthesisConfig sizes the CPU witness synthesis.
 type SynthesisConfig struct {
 	Workers int `toml:"workers"` // partitions synthesised at once (0: auto, GOMAXPROCS)
+	// Ramp starts partitions no faster than the GPU takes them: at most one
+	// more in synthesis than are synthesised and waiting for or on a GPU. A
+	// lone job's first partition then has every core to itself and the GPU
+	// starts within about that partition's synthesis; once the GPU has work
+	// ahead, as many start as Workers and the budget allow.
+	Ramp bool `toml:"ramp"`
 }
 
 // MemoryConfig is the host-RAM byte budget: resident circuits and partitions
@@ -114,7 +120,7 @@ type ServeConfig struct {
 func DefaultConfig() Config {
 	return Config{
 		GPU:       GPUConfig{Devices: []int{0}, WorkersPerGPU: 2},
-		Synthesis: SynthesisConfig{Workers: 0},
+		Synthesis: SynthesisConfig{Workers: 0, Ramp: true},
 		Memory:    MemoryConfig{Budget: 0, SafetyMargin: 4 * GiB, EvictIdle: 0, CriticalReserve: 1 * GiB},
 		Params:    ParamsConfig{Dir: paramcache.DefaultDir},
 		Queue:     QueueConfig{MaxQueued: 64, GPUQueueDepth: 0, RetainFinished: 30 * time.Minute, CriticalLane: true},

@@ -54,6 +54,11 @@ func WriteExampleConfig(w io.Writer, c Config) error {
 	knob("Partitions whose witness is synthesised at once on the CPU (0: one per core, less one per\n"+
 		"GPU for the thread that drives its kernels). The memory\n"+
 		"budget bounds them too: a worker starts a partition only when its bytes fit.", "workers", strconv.Itoa(c.Synthesis.Workers))
+	knob("Start partitions no faster than the GPUs take them: at most one more in synthesis than\n"+
+		"are synthesised and waiting for or on a GPU. A lone job's first partition gets every core\n"+
+		"(its challenges are synthesised in parallel) and the kernels start after its synthesis,\n"+
+		"not after all of them; once the GPUs have work ahead, workers and budget are the only\n"+
+		"bounds. false: every worker starts a partition at once.", "ramp", strconv.FormatBool(c.Synthesis.Ramp))
 	line("[memory]")
 	knob("The host-RAM byte budget. Resident circuits (keys and recorded circuits) and every\n"+
 		"partition in flight (its witness and working memory, reserved before synthesis starts and\n"+

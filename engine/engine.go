@@ -48,8 +48,11 @@ type Engine struct {
 	resynth  []*partition // retries to synthesise again, first in first out
 	queued   int          // jobs in JobQueued
 	running  int          // jobs in JobRunning
-	workers  []*workerState
-	totals   Totals
+	// synthesizing counts partitions in synthesis, proving those a GPU
+	// worker took from the GPU queue and has not finished (Synthesis.Ramp).
+	synthesizing, proving int
+	workers               []*workerState
+	totals                Totals
 }
 
 // Option configures New beyond the Config.

@@ -62,6 +62,7 @@ func (e *Engine) sleep(ch <-chan struct{}, wake time.Time) error {
 // budget's critical reserve; with critical set only they are taken at all.
 func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 	if p := e.takeResynthLocked(critical); p != nil {
+		e.synthesizing++
 		return p, time.Time{}
 	}
 	for e.queue.Len() > 0 {
@@ -72,6 +73,9 @@ func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 		}
 		if critical && j.prio < PriorityCritical {
 			return nil, time.Time{}
+		}
+		if e.rampHoldsLocked(j) {
+			return nil, time.Time{} // a broadcast comes when a synthesis ends
 		}
 		keep := int64(e.cfg.Memory.CriticalReserve)
 		if j.prio >= PriorityCritical {
@@ -126,6 +130,7 @@ func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 			e.running++
 		}
 		j.inFlight++
+		e.synthesizing++
 		e.res.use(rc, j.prio)
 		p := &partition{job: j, k: k, bytes: pb, res: rc, in: j.in, heapIndex: -1, avoid: -1}
 		p.t = PartitionTiming{Partition: k, GPU: -1, Queue: now.Sub(j.submitted)}
@@ -135,6 +140,13 @@ func (e *Engine) dispatchLocked(critical bool) (*partition, time.Time) {
 		return p, time.Time{}
 	}
 	return nil, time.Time{}
+}
+
+// rampHoldsLocked reports whether Synthesis.Ramp holds j's next partition
+// back: as many are in synthesis as are synthesised and waiting for or on a
+// GPU, plus one. Critical jobs are never held.
+func (e *Engine) rampHoldsLocked(j *job) bool {
+	return e.cfg.Synthesis.Ramp && j.prio < PriorityCritical && e.synthesizing >= 1+e.ready.Len()+e.proving
 }
 
 // takeResynthLocked takes the first partition to synthesise again (a retry
@@ -249,6 +261,7 @@ func (e *Engine) nextReady(critical bool, gpu int) (*partition, error) {
 			return nil, ErrClosed
 		}
 		if p := e.takeReadyLocked(critical, gpu); p != nil {
+			e.proving++
 			e.mu.Unlock()
 			e.changed.broadcast() // room in the GPU queue
 			return p, nil

@@ -44,6 +44,10 @@ func (e *Engine) synthesize(w *workerState, p *partition) {
 		p.w, err = p.res.circuit.Synthesize(j.ctx, p.in, p.k)
 		return err
 	})
+	e.mu.Lock()
+	e.synthesizing--
+	e.mu.Unlock()
+	e.changed.broadcast() // a held partition may start (Synthesis.Ramp)
 	if err != nil {
 		e.retryOrFail(p, -1, StageSynthesis, err)
 		return
@@ -63,6 +67,9 @@ func (e *Engine) gpuWorker(w *workerState, critical bool) {
 			return
 		}
 		e.prove(w, lock, p)
+		e.mu.Lock()
+		e.proving--
+		e.mu.Unlock()
 		e.setIdle(w)
 	}
 }
