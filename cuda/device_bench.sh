@@ -33,6 +33,8 @@
 #   snap-small  SnapDeals on the GPU: seal a 2KiB and an 8MiB sector, snap encode pseudo-random data, set up the
 #               update key on the GPU, prove-update --backend cuda (every partition verified), verify-update, and
 #               a proof with two partitions swapped (8MiB) that must be invalid
+#   lone-32g    a lone 32GiB PoRep proof (bench c2 --sparse --setup-key, 3 jobs one at a time), with
+#               synthesis.ramp and with --ramp=false: submission to verified proof, the first kernel's start
 #   snap-32g, snap-64g
 #               filc2 bench c2 --update-proof --setup-key: SnapDeals on periodic fixture updates, the update key
 #               set up on the GPU, every partition verified (4 jobs 2 in flight, 2 GPU workers; 64g: 3 jobs)
@@ -138,6 +140,17 @@ for s in "$@"; do
 		echo "exit $?"
 		cat "$out/$s.txt"
 		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
+		;;
+	lone-32g)
+		mkdir -p $pce
+		for r in true false; do
+			step "bench c2 lone 32GiB, ramp=$r"
+			timeout 280 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --sparse --setup-key --backend cuda --params $pce \
+				--jobs 3 --concurrency 1 --ramp=$r --timeline "$out/lone-32g-$r.svg" >"$out/lone-32g-$r.txt" 2>"$out/lone-32g-$r.err"
+			echo "exit $?"
+			grep -E "^(load|first proof|throughput|latency|every)|synthesis|gpu_queue|gpu_locked" "$out/lone-32g-$r.txt"
+			grep -E "proof [0-9] of" "$out/lone-32g-$r.err"
+		done
 		;;
 	snap-32g | snap-64g)
 		step "bench c2 --update-proof --setup-key ($s)"
