@@ -148,20 +148,7 @@ func (t *PeriodicPoseidonTree) Path(i uint64) (Path, error) {
 	if i >= t.n {
 		return nil, fmt.Errorf("merkle: leaf %d of %d", i, t.n)
 	}
-	p := make(Path, len(t.arities))
-	for h, a := range t.arities {
-		g, pos := i/uint64(a), int(i%uint64(a))
-		l := Level{Index: pos, Siblings: make([]Node, 0, a-1)}
-		for c := range a {
-			if c != pos {
-				v := t.node(h, g*uint64(a)+uint64(c))
-				l.Siblings = append(l.Siblings, nodeOf(&v))
-			}
-		}
-		p[h] = l
-		i = g
-	}
-	return p, nil
+	return pathOf(t.arities, i, t.node), nil
 }
 
 // Node returns node i of level h of tree D (level 0: the leaves), h at most

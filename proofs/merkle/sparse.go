@@ -123,20 +123,26 @@ func (t *SparsePoseidonTree) Path(i uint64) (Path, error) {
 	if _, ok := t.levels[0][i]; !ok {
 		return nil, fmt.Errorf("merkle: leaf %d is not a known leaf of the sparse tree", i)
 	}
-	p := make(Path, len(t.arities))
-	for h, a := range t.arities {
+	return pathOf(t.arities, i, t.node), nil
+}
+
+// pathOf is the inclusion path of leaf i in a tree of the given arities (leaf
+// to root) whose node index of level h is node(h, index).
+func pathOf(arities []int, i uint64, node func(h int, index uint64) fr.Element) Path {
+	p := make(Path, len(arities))
+	for h, a := range arities {
 		g, pos := i/uint64(a), int(i%uint64(a))
 		l := Level{Index: pos, Siblings: make([]Node, 0, a-1)}
 		for c := range a {
 			if c != pos {
-				v := t.node(h, g*uint64(a)+uint64(c))
+				v := node(h, g*uint64(a)+uint64(c))
 				l.Siblings = append(l.Siblings, nodeOf(&v))
 			}
 		}
 		p[h] = l
 		i = g
 	}
-	return p, nil
+	return p
 }
 
 // PeriodicSHA256Tree is tree D over a sector whose data is one block of nodes

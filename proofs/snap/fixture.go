@@ -23,26 +23,42 @@ func RandomRequest(p abi.UpdateProof, seed uint64) (*Request, *update.Replica, e
 		return nil, nil, fmt.Errorf("snap: a random %s sector does not fit in memory: fixtures are 2KiB or 8MiB", p.Name)
 	}
 	random := fixtureRandom(seed)
-	key := make([]fr.Element, p.Nodes)
-	data := make([]merkle.Node, p.Nodes)
+	key, data := keyAndData(random, int(p.Nodes))
+	r, err := update.Encode(p, random(), key, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := requestOf(p, r.Commitments, r.PartitionProof)
+	if err != nil {
+		return nil, nil, err
+	}
+	return req, r, nil
+}
+
+// keyAndData draws n sector key nodes and n fr32 data nodes, interleaved.
+func keyAndData(random func() fr.Element, n int) ([]fr.Element, []merkle.Node) {
+	key := make([]fr.Element, n)
+	data := make([]merkle.Node, n)
 	for i := range key {
 		key[i] = random()
 		d := random()
 		fr.LittleEndian.PutElement(&data[i], d)
 	}
-	r, err := update.Encode(p, random(), key, data)
-	if err != nil {
-		return nil, nil, err
-	}
-	req := &Request{Proof: p, Commitments: r.Commitments}
+	return key, data
+}
+
+// requestOf is the request of an encoded update: its commitments and every
+// partition's vanilla proof.
+func requestOf(p abi.UpdateProof, c update.Commitments, partition func(k int) (*update.PartitionProof, error)) (*Request, error) {
+	req := &Request{Proof: p, Commitments: c}
 	for k := range p.Partitions {
-		pp, err := r.PartitionProof(k)
+		pp, err := partition(k)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		req.Vanilla = append(req.Vanilla, pp)
 	}
-	return req, r, nil
+	return req, nil
 }
 
 // fixtureRandom returns a seeded source of field elements below 2^254
@@ -69,25 +85,14 @@ func fixtureRandom(seed uint64) func() fr.Element {
 // It is a whole, consistent update whose sector key is no sealed replica.
 func PeriodicRequest(p abi.UpdateProof, seed uint64) (*Request, *update.PeriodicReplica, error) {
 	random := fixtureRandom(seed)
-	b := update.PeriodicBlockLen(p)
-	key := make([]fr.Element, b)
-	data := make([]merkle.Node, b)
-	for i := range key {
-		key[i] = random()
-		d := random()
-		fr.LittleEndian.PutElement(&data[i], d)
-	}
+	key, data := keyAndData(random, update.PeriodicBlockLen(p))
 	r, err := update.EncodePeriodic(p, random(), key, data)
 	if err != nil {
 		return nil, nil, err
 	}
-	req := &Request{Proof: p, Commitments: r.Commitments}
-	for k := range p.Partitions {
-		pp, err := r.PartitionProof(k)
-		if err != nil {
-			return nil, nil, err
-		}
-		req.Vanilla = append(req.Vanilla, pp)
+	req, err := requestOf(p, r.Commitments, r.PartitionProof)
+	if err != nil {
+		return nil, nil, err
 	}
 	return req, r, nil
 }
