@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -60,7 +61,15 @@ func testPoStEndToEnd(t *testing.T, size string) {
 		if out, err := verify(r, "41:"+cm.CommR); err != nil || !strings.HasSuffix(out, "verified\n") {
 			t.Fatalf("%s: verify-post with hex comm_r: %v\n%s", tc.proof, err, out)
 		}
-		badCommR := "00" + cm.CommR[2:]
+		// Another comm_r: the lowest bit of its first (least significant) byte
+		// flipped. (Writing "00" there was no change one run in 256: the ticket
+		// is random, and so is comm_r's first byte.)
+		cb, err := hex.DecodeString(cm.CommR)
+		if err != nil || len(cb) != 32 {
+			t.Fatalf("comm_r %q", cm.CommR)
+		}
+		cb[0] ^= 1
+		badCommR := hex.EncodeToString(cb)
 		for what, args := range map[string][2]string{"randomness": {other, "41:" + cm.CommR}, "sector": {r, "42:" + cm.CommR}, "comm_r": {r, "41:" + badCommR}} {
 			out, err := verify(args[0], args[1])
 			var ee *ExitError
