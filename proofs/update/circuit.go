@@ -3,11 +3,10 @@ package update
 import (
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/gadgets"
 	"github.com/filc2/filc2/proofs/poseidon"
@@ -284,22 +283,7 @@ func synthesizeParallel(cs *r1cs.System, n, workers int, ch func(*r1cs.System, i
 		return err
 	}
 	errs := make([]error, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				errs[i] = synthesizeChild(children[i], i, ch)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(n, workers, func(i int) { errs[i] = synthesizeChild(children[i], i, ch) })
 	for i, err := range errs {
 		if err != nil {
 			cs.Join(children...) // release the children; the first challenge's error is reported
