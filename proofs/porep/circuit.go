@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/gadgets"
 	"github.com/filc2/filc2/proofs/r1cs"
@@ -316,31 +316,18 @@ func synthesizeParallel(cs *r1cs.System, top *challengeCommon, proofs []Challeng
 	}
 	errs := make([]error, len(proofs))
 	var (
-		next atomic.Int64
 		mu   sync.Mutex // serialises progress calls
 		done int
-		wg   sync.WaitGroup
 	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(proofs) {
-					return
-				}
-				errs[i] = synthesizeChild(top, children[i], &proofs[i])
-				if cfg.progress != nil {
-					mu.Lock()
-					done++
-					cfg.progress(done, len(proofs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(len(proofs), workers, func(i int) {
+		errs[i] = synthesizeChild(top, children[i], &proofs[i])
+		if cfg.progress != nil {
+			mu.Lock()
+			done++
+			cfg.progress(done, len(proofs))
+			mu.Unlock()
+		}
+	})
 	for i, err := range errs {
 		if err != nil {
 			cs.Join(children...) // release the children; the first challenge error is the one reported
