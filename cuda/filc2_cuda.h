@@ -73,7 +73,8 @@ enum {
 	FILC2_FIELD_INV = 4,        /* out = 1/a, 0 for 0 */
 	FILC2_FIELD_NEG = 5,        /* out = −a */
 	FILC2_FIELD_TO_MONT = 6,    /* a holds plain integers; out = their Montgomery form */
-	FILC2_FIELD_FROM_MONT = 7   /* out = the plain integer limbs of a */
+	FILC2_FIELD_FROM_MONT = 7,  /* out = the plain integer limbs of a */
+	FILC2_FIELD_INV_VARTIME = 8 /* out = 1/a, 0 for 0, by divsteps (ff/inverse.cuh) */
 };
 
 /* b is read only by MUL, ADD and SUB (may be NULL otherwise). Fp2 supports every op
@@ -115,7 +116,8 @@ filc2_status filc2_device_probe(int32_t device, int32_t reset);
  * ms[i] is launch i in milliseconds.
  * field: 0 = Fr, 1 = Fp, 2 = Fp2.
  * op: 0 = mont_t's product, 1 = the same CIOS coded with separate lo/hi chains (Fr, Fp
- * only; for comparison), 2 = squaring.
+ * only; for comparison), 2 = squaring, 3 = the Fermat inversion (x⁻¹ + b[i]), 4 = the
+ * variable-time inversion (ff/inverse.cuh) with every lane of a warp inverting lane 0's value.
  * chain = 0: out[i] = a[i]·b[i] (1 operation and 3 elements of traffic per element).
  * chain = k > 0: two independent chains of k operations per element and one product
  * written (2k + 1 operations per element, the same traffic).

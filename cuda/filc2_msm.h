@@ -47,8 +47,9 @@ typedef struct filc2_msm_config {
 	int32_t window_bits;       /* c in [4, 24] */
 	int32_t chunk;             /* pairs per thread in the first accumulation level (≥ 1) */
 	int32_t max_group_windows; /* at most this many windows sorted and accumulated at once */
-	int32_t variant;           /* G1 first accumulation kernel: 0 prefetching (default), 1 capped at
-	                            * 128 registers (more warps, no prefetch); for benchmarks */
+	int32_t variant;           /* first accumulation kernel: 0 XYZZ (default), 1 XYZZ capped at 128
+	                            * registers (G1), 2–4 batch-affine with 8, 16, 4 sub-streams a lane
+	                            * (G1; half as many for G2); for benchmarks */
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
 	                            * (the L2 cache); 0: the default, -1: no cap */
 } filc2_msm_config;

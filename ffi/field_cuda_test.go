@@ -49,18 +49,19 @@ func TestFr(t *testing.T) {
 		edges = append(edges, bigFr(x))
 	}
 	ops := map[fieldOp]func(z, x, y *fr.Element){
-		opMul: func(z, x, y *fr.Element) { z.Mul(x, y) },
-		opAdd: func(z, x, y *fr.Element) { z.Add(x, y) },
-		opSub: func(z, x, y *fr.Element) { z.Sub(x, y) },
-		opSqr: func(z, x, _ *fr.Element) { z.Square(x) },
-		opInv: func(z, x, _ *fr.Element) { z.Inverse(x) },
-		opNeg: func(z, x, _ *fr.Element) { z.Neg(x) },
+		opMul:        func(z, x, y *fr.Element) { z.Mul(x, y) },
+		opAdd:        func(z, x, y *fr.Element) { z.Add(x, y) },
+		opSub:        func(z, x, y *fr.Element) { z.Sub(x, y) },
+		opSqr:        func(z, x, _ *fr.Element) { z.Square(x) },
+		opInv:        func(z, x, _ *fr.Element) { z.Inverse(x) },
+		opInvVartime: func(z, x, _ *fr.Element) { z.Inverse(x) },
+		opNeg:        func(z, x, _ *fr.Element) { z.Neg(x) },
 		// TO_MONT's input holds the plain integer's limbs; FROM_MONT's output does.
 		opToMont:   func(z, x, _ *fr.Element) { *z = *x; *x = fr.Element(x.Bits()) },
 		opFromMont: func(z, x, _ *fr.Element) { *z = fr.Element(x.Bits()) },
 	}
 	for _, n := range sizes() {
-		for op := opMul; op <= opFromMont; op++ {
+		for op := opMul; op <= opInvVartime; op++ {
 			t.Run(fmt.Sprintf("%v/%d", op, n), func(t *testing.T) {
 				a, b := randomFr(n), randomFr(n)
 				withEdges(a, b, edges)
@@ -97,17 +98,18 @@ func TestFp(t *testing.T) {
 		edges = append(edges, e)
 	}
 	ops := map[fieldOp]func(z, x, y *fp.Element){
-		opMul:      func(z, x, y *fp.Element) { z.Mul(x, y) },
-		opAdd:      func(z, x, y *fp.Element) { z.Add(x, y) },
-		opSub:      func(z, x, y *fp.Element) { z.Sub(x, y) },
-		opSqr:      func(z, x, _ *fp.Element) { z.Square(x) },
-		opInv:      func(z, x, _ *fp.Element) { z.Inverse(x) },
-		opNeg:      func(z, x, _ *fp.Element) { z.Neg(x) },
-		opToMont:   func(z, x, _ *fp.Element) { *z = *x; *x = fp.Element(x.Bits()) },
-		opFromMont: func(z, x, _ *fp.Element) { *z = fp.Element(x.Bits()) },
+		opMul:        func(z, x, y *fp.Element) { z.Mul(x, y) },
+		opAdd:        func(z, x, y *fp.Element) { z.Add(x, y) },
+		opSub:        func(z, x, y *fp.Element) { z.Sub(x, y) },
+		opSqr:        func(z, x, _ *fp.Element) { z.Square(x) },
+		opInv:        func(z, x, _ *fp.Element) { z.Inverse(x) },
+		opInvVartime: func(z, x, _ *fp.Element) { z.Inverse(x) },
+		opNeg:        func(z, x, _ *fp.Element) { z.Neg(x) },
+		opToMont:     func(z, x, _ *fp.Element) { *z = *x; *x = fp.Element(x.Bits()) },
+		opFromMont:   func(z, x, _ *fp.Element) { *z = fp.Element(x.Bits()) },
 	}
 	for _, n := range sizes() {
-		for op := opMul; op <= opFromMont; op++ {
+		for op := opMul; op <= opInvVartime; op++ {
 			t.Run(fmt.Sprintf("%v/%d", op, n), func(t *testing.T) {
 				a, b := randomFp(n), randomFp(n)
 				withEdges(a, b, edges)
@@ -142,15 +144,19 @@ func TestFp2(t *testing.T) {
 	minus.Neg(&one)
 	edges := []bls.E2{{}, {A0: one}, {A1: one}, {A0: minus, A1: minus}, {A0: minus}, {A1: minus}, {A0: one, A1: minus}}
 	ops := map[fieldOp]func(z, x, y *bls.E2){
-		opMul: func(z, x, y *bls.E2) { z.Mul(x, y) },
-		opAdd: func(z, x, y *bls.E2) { z.Add(x, y) },
-		opSub: func(z, x, y *bls.E2) { z.Sub(x, y) },
-		opSqr: func(z, x, _ *bls.E2) { z.Square(x) },
-		opInv: func(z, x, _ *bls.E2) { z.Inverse(x) },
-		opNeg: func(z, x, _ *bls.E2) { z.Neg(x) },
+		opMul:        func(z, x, y *bls.E2) { z.Mul(x, y) },
+		opAdd:        func(z, x, y *bls.E2) { z.Add(x, y) },
+		opSub:        func(z, x, y *bls.E2) { z.Sub(x, y) },
+		opSqr:        func(z, x, _ *bls.E2) { z.Square(x) },
+		opInv:        func(z, x, _ *bls.E2) { z.Inverse(x) },
+		opNeg:        func(z, x, _ *bls.E2) { z.Neg(x) },
+		opInvVartime: func(z, x, _ *bls.E2) { z.Inverse(x) },
 	}
 	for _, n := range sizes() {
-		for op := opMul; op <= opNeg; op++ {
+		for op := opMul; op <= opInvVartime; op++ {
+			if op == opToMont || op == opFromMont {
+				continue // not defined for Fp2
+			}
 			t.Run(fmt.Sprintf("%v/%d", op, n), func(t *testing.T) {
 				a, b := randomFp2(n), randomFp2(n)
 				withEdges(a, b, edges)

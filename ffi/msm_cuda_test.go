@@ -233,9 +233,12 @@ func msmConfigs() []msmConfig {
 		{WindowBits: 16}, {WindowBits: 17}, {WindowBits: 20}, {WindowBits: 22},
 		{WindowBits: 9, Chunk: 1}, {WindowBits: 11, Chunk: 2, MaxGroup: 1}, {WindowBits: 13, MaxGroup: 3},
 		{WindowBits: 16, Chunk: 64, MaxGroup: 5}, {Variant: 1}, {WindowBits: 10, Chunk: 7, Variant: 1},
-		{WindowBits: 12, SortKiB: 1}, {WindowBits: 22, SortKiB: -1}, {WindowBits: 18, Chunk: 128, SortKiB: 3 << 10}}
+		{WindowBits: 12, SortKiB: 1}, {WindowBits: 22, SortKiB: -1}, {WindowBits: 18, Chunk: 128, SortKiB: 3 << 10},
+		// the batch-affine first level (accumulate_affine.cuh), K = 8, 16, 4 sub-streams a lane
+		{Variant: 2}, {WindowBits: 9, Chunk: 1, Variant: 2}, {WindowBits: 13, Chunk: 5, MaxGroup: 3, Variant: 3},
+		{WindowBits: 16, Chunk: 64, Variant: 4}, {WindowBits: 20, Variant: 2}}
 	if testing.Short() {
-		return cfgs[:5]
+		return append(cfgs[:5], msmConfig{Variant: 2})
 	}
 	return cfgs
 }
@@ -299,7 +302,7 @@ func TestMSMG1Edges(t *testing.T) {
 	}
 	for name, s := range cases {
 		want := refMSMG1(t, p, s)
-		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}} {
+		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2}} {
 			for _, split := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%+v/split=%v", name, cfg, split), func(t *testing.T) {
 					got, _, err := b.msm(split, s, &cfg)
@@ -337,7 +340,7 @@ func TestMSMG1Repeated(t *testing.T) {
 		"twos, -1": slices.Repeat([]fr.Element{bigFr(big.NewInt(2)), bigFr(new(big.Int).Sub(fr.Modulus(), big.NewInt(1)))}, n/2),
 	} {
 		want := refMSMG1(t, p, s)
-		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}} {
+		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2}} {
 			for _, split := range []bool{false, true} {
 				got, _, err := b.msm(split, s, &cfg)
 				if err != nil {
@@ -556,9 +559,10 @@ func TestMSMG2(t *testing.T) {
 			}
 			for name, s := range inputs {
 				want := refMSMG2(t, p, s)
-				cfgs := []msmConfig{{}}
+				cfgs := []msmConfig{{}, {Variant: 2}}
 				if name == "edges" {
-					cfgs = append(cfgs, msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4}, msmConfig{WindowBits: 6})
+					cfgs = append(cfgs, msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4}, msmConfig{WindowBits: 6},
+						msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4, Variant: 3}, msmConfig{WindowBits: 6, Variant: 4})
 				}
 				for _, cfg := range cfgs {
 					for _, split := range []bool{false, true} {
@@ -600,12 +604,14 @@ func TestMSMG2Repeated(t *testing.T) {
 	for name, s := range map[string][]fr.Element{"random": randomFr(700), "one": slices.Repeat(randomFr(1), 700)} {
 		want := refMSMG2(t, p, s)
 		for _, split := range []bool{false, true} {
-			got, _, err := b.msm(split, s, &msmConfig{WindowBits: 8, Chunk: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g := affG2(&got); !g.Equal(&want) {
-				t.Errorf("%s split=%v: got %v, want %v", name, split, g, want)
+			for _, variant := range []int{0, 2} {
+				got, _, err := b.msm(split, s, &msmConfig{WindowBits: 8, Chunk: 3, Variant: variant})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := affG2(&got); !g.Equal(&want) {
+					t.Errorf("%s split=%v variant=%d: got %v, want %v", name, split, variant, g, want)
+				}
 			}
 		}
 	}
@@ -738,11 +744,25 @@ func TestMSMBench(t *testing.T) {
 			fmt.Printf("BENCH msm g1 k=%d c=%d ms=%.3f\n", k, c, med(ms))
 		}
 		if k >= 22 {
-			ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{Variant: 1}, reps, wp)
+			for _, v := range []int{1, 2, 3, 4} {
+				ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{Variant: v}, reps, wp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("BENCH msm g1 k=%d c=%d variant=%d ms=%.3f\n", k, auto, v, med(ms))
+			}
+			for _, c := range []int{auto + 1, auto + 2} { // batch-affine: larger windows
+				ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{WindowBits: c, Variant: 2}, reps, wp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("BENCH msm g1 k=%d c=%d variant=2 ms=%.3f\n", k, c, med(ms))
+			}
+			ms, _, err := b.bench(benchSplit, n, seed, &msmConfig{Variant: 2}, reps, wp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fmt.Printf("BENCH msm g1 k=%d c=%d variant=1 ms=%.3f\n", k, auto, med(ms))
+			fmt.Printf("BENCH msm-split g1 k=%d variant=2 ms=%.3f\n", k, med(ms))
 		}
 		if k == 24 {
 			for _, chunk := range []int{8, 16, 64} {
@@ -824,6 +844,13 @@ func TestMSMBench(t *testing.T) {
 				}
 				fmt.Printf("BENCH msm g2 k=%d c=%d ms=%.3f\n", k, c, med(ms))
 			}
+			for _, v := range []int{2, 3, 4} {
+				ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{Variant: v}, reps, wp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("BENCH msm g2 k=%d c=%d variant=%d ms=%.3f\n", k, auto, v, med(ms))
+			}
 		}
 		ms, info, err = b.bench(benchSplit, n, seed, nil, reps, wp)
 		if err != nil {
@@ -845,10 +872,11 @@ func TestMSMBench(t *testing.T) {
 
 // TestMSMPhases (FILC2_BENCH=1) splits the G1 MSM of a 32GiB partition's H query
 // (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
-// them), with the sort's windows per pass capped by the L2 budget for its counters
-// (SortKiB; -1 is no cap, all windows in one pass as before) and larger first-level
-// chunks. Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of
-// mixed additions (n per window; the IMAD floor is ~2.7 G/s at 10 Fp products each).
+// them), for the first-level kernels: 0 XYZZ (the default), 2–4 batch-affine with 8, 16
+// and 4 sub-streams a lane, and the batch-affine with other chunks and a larger window.
+// (The sort caps were swept in session 3: cuda/bench-msm-phases-h200.txt.) Lines start
+// with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n per
+// window; the XYZZ floor is ~2.7 G/s at 10 Fp products each, batch-affine's ~3.6 G/s at 7.5).
 func TestMSMPhases(t *testing.T) {
 	if os.Getenv("FILC2_BENCH") != "1" {
 		t.Skip("set FILC2_BENCH=1")
@@ -856,10 +884,10 @@ func TestMSMPhases(t *testing.T) {
 	const reps = 3
 	seed := rand.Uint64()
 	variants := map[int][]msmConfig{
-		1<<27 - 1: {{}, {SortKiB: -1}, {SortKiB: 8 << 10}, {SortKiB: 16 << 10}, {SortKiB: 32 << 10}, {SortKiB: 48 << 10},
-			{Chunk: 128}, {Chunk: 128, SortKiB: 16 << 10}},
-		1 << 26: {{}, {SortKiB: -1}, {SortKiB: 4 << 10}, {SortKiB: 8 << 10}, {Chunk: 128}},
-		1 << 24: {{}, {SortKiB: -1}, {Chunk: 128}},
+		1<<27 - 1: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}, {Variant: 2, Chunk: 64}, {Variant: 2, Chunk: 256},
+			{Variant: 2, WindowBits: 23}},
+		1 << 26: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}},
+		1 << 24: {{}, {Variant: 2}, {Variant: 4}},
 	}
 	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)
@@ -874,8 +902,8 @@ func TestMSMPhases(t *testing.T) {
 				t.Fatalf("n=%d %+v: %v", n, cfg, err)
 			}
 			slices.Sort(ms)
-			line := fmt.Sprintf("BENCH msm-phases n=%d sort_kib=%d chunk=%d c=%d windows=%d ms=%.1f", n, cfg.SortKiB, cfg.Chunk,
-				info.WindowBits, info.Windows, ms[reps/2])
+			line := fmt.Sprintf("BENCH msm-phases n=%d variant=%d sort_kib=%d chunk=%d c=%d windows=%d ms=%.1f", n,
+				cfg.Variant, cfg.SortKiB, cfg.Chunk, info.WindowBits, info.Windows, ms[reps/2])
 			for i, name := range msmPhaseNames {
 				line += fmt.Sprintf(" %s=%.1f", name, ph[i]/reps)
 			}

@@ -31,10 +31,12 @@ const (
 	opNeg      fieldOp = C.FILC2_FIELD_NEG
 	opToMont   fieldOp = C.FILC2_FIELD_TO_MONT
 	opFromMont fieldOp = C.FILC2_FIELD_FROM_MONT
+	// opInvVartime is the divstep inversion of ff/inverse.cuh (the batch-affine MSM's).
+	opInvVartime fieldOp = C.FILC2_FIELD_INV_VARTIME
 )
 
 func (op fieldOp) String() string {
-	return [...]string{"mul", "add", "sub", "sqr", "inv", "neg", "to_mont", "from_mont"}[op]
+	return [...]string{"mul", "add", "sub", "sqr", "inv", "neg", "to_mont", "from_mont", "inv_vartime"}[op]
 }
 
 func (op fieldOp) binary() bool { return op == opMul || op == opAdd || op == opSub }

@@ -10,7 +10,10 @@ import (
 
 // TestMulThroughput measures the field multiplication kernels (cuda/NOTES.md explains
 // the numbers): device events around each launch, two warm-ups, the median of 9.
-// Lines start with THROUGHPUT so cuda/device_check.sh can collect them.
+// Lines start with THROUGHPUT so cuda/device_check.sh can collect them. inv-vt has the
+// 32 lanes of a warp invert one value, as the batch-affine MSM does; its Gop/s counts
+// lanes, so (Fp mul Gop/s) / (Fp inv-vt Gop/s) is what one warp's inversion costs in
+// products, the figure the MSM's cost model needs.
 func TestMulThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("throughput is measured without -short")
@@ -19,10 +22,10 @@ func TestMulThroughput(t *testing.T) {
 		name  string
 		id    int
 		bytes int
-		ops   []int // 0 mul, 1 mul with lo/hi chains, 2 sqr
+		ops   []int // 0 mul, 1 mul with lo/hi chains, 2 sqr, 3 Fermat inverse, 4 divstep inverse (warp-uniform)
 	}
-	opNames := []string{"mul", "mul-lohi", "sqr"}
-	fields := []field{{"Fr", 0, 32, []int{0, 1, 2}}, {"Fp", 1, 48, []int{0, 1, 2}}, {"Fp2", 2, 96, []int{0, 2}}}
+	opNames := []string{"mul", "mul-lohi", "sqr", "inv", "inv-vt"}
+	fields := []field{{"Fr", 0, 32, []int{0, 1, 2, 3, 4}}, {"Fp", 1, 48, []int{0, 1, 2, 3, 4}}, {"Fp2", 2, 96, []int{0, 2, 4}}}
 	fmt.Printf("THROUGHPUT %-4s %-8s %5s %9s %9s %9s %9s %10s %9s\n", "fld", "op", "chain", "n",
 		"median_ms", "min_ms", "max_ms", "Gop/s", "GB/s")
 	for _, f := range fields {
@@ -31,6 +34,12 @@ func TestMulThroughput(t *testing.T) {
 				n := uint64(1 << 24)
 				if chain > 0 {
 					n = 1 << 22
+				}
+				if op >= 3 { // inversions: once, over fewer elements (each is hundreds of products)
+					if chain > 0 {
+						continue
+					}
+					n = 1 << 20
 				}
 				ms, err := benchMul(f.id, op, chain, n, 9)
 				if err != nil {

@@ -4,8 +4,8 @@
 // result, canonical, in hex. Values enter through from_canonical and leave through
 // to_canonical, so those are exercised by every line. Points are "x y" (Fp) or
 // "x0 x1 y0 y1" (Fp2) with all-zero coordinates for infinity.
-//   fr|fp  mul|add|sub|sqr|inv|neg|wide|lohi a [b]  (wide: redc_wide(mul_wide(a, b)); lohi: mul_lohi)
-//   fp2    mul|add|sub|sqr|inv a0 a1 [b0 b1]
+//   fr|fp  mul|add|sub|sqr|inv|vinv|neg|wide|lohi a [b]  (vinv: inverse_vartime; wide: redc_wide(mul_wide(a, b)); lohi: mul_lohi)
+//   fp2    mul|add|sub|sqr|inv|vinv a0 a1 [b0 b1]
 //   g1|g2  add|madd|dbl|neg|jac P [Q]               (jac: 2P through to_jacobian, as X Y Z)
 //   g1|g2  smul k P                                 (k canonical, double-and-add)
 //   g1|g2  batch n P1 … Pn                          (2·P_i through batch_to_affine)
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../ec/bls12_381.cuh"
+#include "../ff/inverse.cuh"
 #include "../kernels/mul_variants.cuh"
 
 using namespace filc2;
@@ -78,6 +79,7 @@ void field_line(const std::string& op, std::istream& is) {
 	const F a = in<F>(is);
 	if (op == "sqr") return void(std::cout << out(a.sqr()) << "\n");
 	if (op == "inv") return void(std::cout << out(a.inverse()) << "\n");
+	if (op == "vinv") return void(std::cout << out(inverse_vartime(a)) << "\n");
 	if (op == "neg") return void(std::cout << out(-a) << "\n");
 	const F b = in<F>(is);
 	if (op == "mul") return void(std::cout << out(a * b) << "\n");
@@ -98,6 +100,7 @@ void fp2_line(const std::string& op, std::istream& is) {
 	const fp2_t a = fp2_io::in(is);
 	if (op == "sqr") return void(std::cout << fp2_io::out(a.sqr()) << "\n");
 	if (op == "inv") return void(std::cout << fp2_io::out(a.inverse()) << "\n");
+	if (op == "vinv") return void(std::cout << fp2_io::out(inverse_vartime(a)) << "\n");
 	const fp2_t b = fp2_io::in(is);
 	if (op == "mul") return void(std::cout << fp2_io::out(a * b) << "\n");
 	if (op == "add") return void(std::cout << fp2_io::out(a + b) << "\n");

@@ -117,6 +117,7 @@ def main():
             cases.append(("%s neg %x" % (kind, a), h(-a % m)))
             if i % 10 == 0 or i < len(edge):
                 cases.append(("%s inv %x" % (kind, a), h(pow(a, m - 2, m))))
+            cases.append(("%s vinv %x" % (kind, a), h(pow(a, m - 2, m))))
 
     field_cases("fr", R)
     field_cases("fp", P)
@@ -132,6 +133,7 @@ def main():
         cases.append(("fp2 sqr %x %x" % a, "%x %x" % Fp2.mul(a, a)))
         if i % 5 == 0 or i < len(fp2_edge):
             cases.append(("fp2 inv %x %x" % a, "%x %x" % (Fp2.inv(a) if a != (0, 0) else (0, 0))))
+        cases.append(("fp2 vinv %x %x" % a, "%x %x" % (Fp2.inv(a) if a != (0, 0) else (0, 0))))
 
     for g, F, gen in (("g1", Fp1, G1), ("g2", Fp2, G2)):
         pts = [ec_mul(F, rnd.randrange(1, R), gen) for _ in range(12 if g == "g1" else 6)]

@@ -9,5 +9,5 @@ ${CXX:-g++} -std=c++17 -O2 -Wall -Wno-unknown-pragmas -o "$bin" "$here/check.cpp
 python3 "$here/check.py" --emu "$bin" "$@"
 python3 "$here/../ff/gen_bls12_381.py" --check
 # the MSM engine and the setup's fixed-base kernel bodies, sequentially, against naive sums
-${CXX:-g++} -std=c++17 -O2 -Wall -Wno-unknown-pragmas -o "$bin" "$here/../msm/emu_msm.cpp"
+${CXX:-g++} -std=c++17 -O2 -Wall -Wno-unknown-pragmas -pthread -o "$bin" "$here/../msm/emu_msm.cpp"
 "$bin"

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../ff/inverse.cuh"
 #include "mul_variants.cuh"
 
 namespace filc2 {
@@ -30,22 +31,37 @@ __global__ void random_kernel(F* out, size_t n, uint64_t seed) {
 	}
 }
 
-// The operations a probe can repeat: mont_t's product, the lo/hi-chain product, a square.
-enum bench_op { BENCH_MUL = 0, BENCH_MUL_LOHI = 1, BENCH_SQR = 2 };
+// The operations a probe can repeat: mont_t's product, the lo/hi-chain product, a square,
+// the Fermat inversion, and inverse_vartime with every lane of a warp inverting one value
+// (as the batch-affine MSM does: one inversion per warp, no divergence).
+enum bench_op { BENCH_MUL = 0, BENCH_MUL_LOHI = 1, BENCH_SQR = 2, BENCH_INV = 3, BENCH_INV_VARTIME = 4 };
 
 template <int OP, class F>
 __device__ __forceinline__ F bench_step(const F& x, const F& m) {
 	if constexpr (OP == BENCH_MUL) return x * m;
 	if constexpr (OP == BENCH_MUL_LOHI) return mul_lohi(x, m);
 	if constexpr (OP == BENCH_SQR) return x.sqr();
+	if constexpr (OP == BENCH_INV) return x.inverse() + m;
+	if constexpr (OP == BENCH_INV_VARTIME) return inverse_vartime(x) + m;
+}
+
+// warp_uniform: the element of a[] that lane 0 of this warp reads (i rounded down to 32;
+// blocks and strides are whole warps), for the inversion probe.
+template <class F>
+__device__ __forceinline__ F warp_uniform(const F* __restrict__ a, size_t i) {
+	return a[i & ~size_t(31)];
 }
 
 // once_kernel: out[i] = a[i] op b[i] (1 operation, 3 elements of traffic per element).
 template <class F, int OP>
 __global__ void once_kernel(F* __restrict__ out, const F* __restrict__ a, const F* __restrict__ b, size_t n) {
 	const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-	for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-		out[i] = bench_step<OP>(a[i], b[i]);
+	for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+		if constexpr (OP == BENCH_INV_VARTIME)
+			out[i] = bench_step<OP>(warp_uniform(a, i), b[i]);
+		else
+			out[i] = bench_step<OP>(a[i], b[i]);
+	}
 }
 
 // chain_kernel: two independent chains of k operations per element (ILP 2) and one
@@ -55,7 +71,7 @@ __global__ void chain_kernel(F* __restrict__ out, const F* __restrict__ a, const
 	const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
 	for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
 		const F m = b[i];
-		F x = a[i];
+		F x = OP == BENCH_INV_VARTIME ? warp_uniform(a, i) : a[i];
 		F z = x + m;
 #pragma unroll 1
 		for (int r = 0; r < k; ++r) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 
+#include "../ff/inverse.cuh"
 #include "../filc2_cuda.h"
 
 namespace filc2 {
@@ -21,6 +22,7 @@ __global__ void field_op_kernel(F* __restrict__ out, const F* __restrict__ a, co
 		if constexpr (OP == FILC2_FIELD_SUB) r = x - b[i];
 		if constexpr (OP == FILC2_FIELD_SQR) r = x.sqr();
 		if constexpr (OP == FILC2_FIELD_INV) r = x.inverse();
+		if constexpr (OP == FILC2_FIELD_INV_VARTIME) r = inverse_vartime(x);
 		if constexpr (OP == FILC2_FIELD_NEG) r = -x;
 		if constexpr (OP == FILC2_FIELD_TO_MONT) r = F::from_canonical(x);
 		if constexpr (OP == FILC2_FIELD_FROM_MONT) r = x.to_canonical();

@@ -9,6 +9,15 @@
 // loop on the device, a plain loop in the emulation). Bodies never use shared memory or
 // block barriers, so running them one at a time is a faithful emulation; the only
 // warp-level code (aggregated atomics) has a per-thread fallback used by the emulation.
+//
+// A *warp body* works a warp at a time, its lanes in step, exchanging values with
+// shfl_xor and keeping state in a shared-memory region of its own:
+//     static constexpr unsigned threads;              block size (a multiple of 32)
+//     static constexpr size_t smem_words;             32-bit words of shared memory per warp
+//     static __device__ void run(size_t w, unsigned lane, uint32_t* smem, args...);
+// launched over n warps by launch_warps<Body>(stream, n, args...). Every lane of a warp
+// calls shfl_xor at the same points (no lane returns early alone). The emulation runs
+// the 32 lanes of each warp as 32 OS threads that meet at every shuffle.
 #pragma once
 
 #include <cstddef>
@@ -16,9 +25,13 @@
 #include <cstring>
 
 #ifdef FILC2_EMULATE
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 #else
 #include <cuda_runtime.h>
 
@@ -58,6 +71,64 @@ struct timer {
 template <class Body, class... A>
 void launch(stream_t, size_t n, A... a) {
 	for (size_t t = 0; t < n; ++t) Body::run(t, a...);
+}
+
+// emu_warp: the meeting point of an emulated warp's 32 lane threads.
+struct emu_warp {
+	static constexpr int max_words = 32;  // the largest value a shuffle moves (an Fp2 element: 24)
+	std::mutex mu;
+	std::condition_variable cv;
+	int arrived = 0;
+	unsigned generation = 0;
+	uint32_t slot[32][max_words];
+
+	void barrier() {
+		std::unique_lock<std::mutex> lk(mu);
+		const unsigned gen = generation;
+		if (++arrived == 32) {
+			arrived = 0;
+			++generation;
+			cv.notify_all();
+			return;
+		}
+		cv.wait(lk, [&] { return generation != gen; });
+	}
+};
+struct emu_lane {
+	emu_warp* warp = nullptr;
+	unsigned lane = 0;
+};
+inline emu_lane& this_lane() {
+	static thread_local emu_lane l;
+	return l;
+}
+
+// shfl_xor returns v of lane (this lane ^ mask); every lane of the warp calls it.
+template <class T>
+T shfl_xor(const T& v, unsigned mask) {
+	static_assert(sizeof(T) % 4 == 0 && sizeof(T) / 4 <= emu_warp::max_words, "shfl_xor: 32-bit words, at most 32");
+	emu_lane& me = this_lane();
+	std::memcpy(me.warp->slot[me.lane], &v, sizeof(T));
+	me.warp->barrier();
+	T r;
+	std::memcpy(&r, me.warp->slot[(me.lane ^ mask) & 31], sizeof(T));
+	me.warp->barrier();
+	return r;
+}
+
+template <class Body, class... A>
+void launch_warps(stream_t, size_t n, A... a) {
+	std::vector<uint32_t> smem(Body::smem_words);
+	for (size_t w = 0; w < n; ++w) {
+		emu_warp warp;
+		std::vector<std::thread> lanes;
+		for (unsigned l = 0; l < 32; ++l)
+			lanes.emplace_back([&, l] {
+				this_lane() = {&warp, l};
+				Body::run(w, l, smem.data(), a...);
+			});
+		for (auto& t : lanes) t.join();
+	}
 }
 
 // atomic_add returns the old value (sequential: nothing races).
@@ -182,6 +253,44 @@ void launch(stream_t s, size_t n, A... a) {
 	if (blocks > 0x7fffffffu) blocks = 0x7fffffffu;
 	grid_kernel<Body, A...><<<static_cast<unsigned>(blocks), threads, 0, s>>>(n, a...);
 	FILC2_LAUNCHED();
+}
+
+template <class Body, class... A>
+__global__ void __launch_bounds__(Body::threads, min_blocks_of<Body>::value) warp_kernel(size_t n, A... a) {
+	extern __shared__ uint4 smem_raw[];
+	const unsigned per_block = blockDim.x >> 5, mine = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	uint32_t* smem = reinterpret_cast<uint32_t*>(smem_raw) + mine * Body::smem_words;
+	const size_t stride = static_cast<size_t>(gridDim.x) * per_block;
+	for (size_t w = static_cast<size_t>(blockIdx.x) * per_block + mine; w < n; w += stride)
+		Body::run(w, lane, smem, a...);
+}
+
+// launch_warps runs a warp body over n warps, Body::smem_words of shared memory each.
+template <class Body, class... A>
+void launch_warps(stream_t s, size_t n, A... a) {
+	static_assert(Body::threads % 32 == 0, "a warp body's block is whole warps");
+	if (n == 0) return;
+	constexpr unsigned threads = Body::threads, per_block = threads / 32;
+	constexpr size_t smem = size_t(per_block) * Body::smem_words * sizeof(uint32_t);
+	if (smem > (48u << 10))
+		FILC2_CUDA(cudaFuncSetAttribute(warp_kernel<Body, A...>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                                static_cast<int>(smem)));
+	size_t blocks = (n + per_block - 1) / per_block;
+	if (blocks > 0x7fffffffu) blocks = 0x7fffffffu;
+	warp_kernel<Body, A...><<<static_cast<unsigned>(blocks), threads, smem, s>>>(n, a...);
+	FILC2_LAUNCHED();
+}
+
+// shfl_xor returns v of lane (this lane ^ mask), word by word; the whole warp calls it.
+template <class T>
+__device__ __forceinline__ T shfl_xor(const T& v, unsigned mask) {
+	static_assert(sizeof(T) % 4 == 0, "shfl_xor moves 32-bit words");
+	T r;
+	const uint32_t* in = reinterpret_cast<const uint32_t*>(&v);
+	uint32_t* out = reinterpret_cast<uint32_t*>(&r);
+#pragma unroll
+	for (unsigned j = 0; j < sizeof(T) / 4; ++j) out[j] = __shfl_xor_sync(0xffffffffu, in[j], mask);
+	return r;
 }
 
 __device__ __forceinline__ uint32_t atomic_add(uint32_t* p, uint32_t v) { return atomicAdd(p, v); }

@@ -182,11 +182,19 @@ struct checker {
 	void msm(const std::string& what, const std::vector<fr_t>& s, msm_config cfg = {}, bool split_too = true) {
 		std::vector<jac_t<F>> out(max_windows);
 		const affine_t<F> want = naive(bases, s);
-		msm_result r = eng.msm(s.data(), s.size(), cfg, out.data());
-		expect((std::string(name) + " msm " + what + " c=" + std::to_string(r.window_bits)).c_str(), combine(out.data(), r), want);
-		if (split_too) {
-			r = eng.msm_split(s.data(), s.size(), cfg, out.data());
-			expect((std::string(name) + " split " + what).c_str(), combine(out.data(), r), want);
+		// Every sum also with the batch-affine first level (variant 2) unless a variant is asked for.
+		for (int variant : {cfg.variant, 2}) {
+			if (variant == 2 && cfg.variant != 0) break;
+			msm_config c = cfg;
+			c.variant = variant;
+			const std::string v = " variant " + std::to_string(variant);
+			msm_result r = eng.msm(s.data(), s.size(), c, out.data());
+			expect((std::string(name) + " msm " + what + " c=" + std::to_string(r.window_bits) + v).c_str(),
+			       combine(out.data(), r), want);
+			if (split_too) {
+				r = eng.msm_split(s.data(), s.size(), c, out.data());
+				expect((std::string(name) + " split " + what + v).c_str(), combine(out.data(), r), want);
+			}
 		}
 	}
 
@@ -200,9 +208,10 @@ struct checker {
 			}
 		const affine_t<F> want = acc.to_affine();
 		std::vector<jac_t<F>> out(1);
-		for (int chunk : {0, 1, 3}) {
+		for (int chunk : {0, 1, 3, 2}) {
 			msm_config cfg;
 			cfg.chunk = chunk;
+			cfg.variant = chunk == 2 ? 2 : chunk == 3 ? 4 : 0;
 			msm_result r = eng.batch_add_bitmap(words.data(), nbits, cfg, out.data());
 			expect((std::string(name) + " batch bitmap " + what).c_str(), from_jac(out[0]).to_affine(), want);
 			if (r.ones != idx.size()) {
@@ -281,7 +290,7 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 			msm_config cfg;
 			cfg.window_bits = 5;
 			cfg.chunk = chunk;
-			cfg.variant = chunk == 2;
+			cfg.variant = chunk == 2 ? 1 : chunk == 1 ? 3 : 0;
 			cfg.max_group = chunk == 2 ? 3 : chunk == 5 ? 1 : 0;
 			ck.msm("edges chunk=" + std::to_string(chunk) + " group=" + std::to_string(cfg.max_group), s, cfg, chunk == 1);
 		}

@@ -26,6 +26,7 @@
 #include <mutex>
 
 #include "accumulate.cuh"
+#include "accumulate_affine.cuh"
 #include "backend.cuh"
 #include "generate.cuh"
 #include "point.cuh"
@@ -40,8 +41,10 @@ struct msm_config {
 	int window_bits = 0;  // c; 0 chooses from the size
 	int chunk = 0;        // L0, pairs per thread in the first accumulation level; 0 chooses
 	int max_group = 0;    // at most this many windows per pass; 0 = as many as fit
-	int variant = 0;      // G1 first-level kernel: 0 prefetch (~138 registers, 14 warps/SM),
-	                      // 1 no prefetch capped at 128 registers (16 warps/SM, small spills)
+	int variant = 0;      // first-level kernel: 0 XYZZ, prefetching for G1 (~138 registers, 14 warps/SM),
+	                      // 1 XYZZ, G1 without prefetch capped at 128 registers (16 warps/SM, small spills),
+	                      // 2 batch-affine, 8 sub-streams a lane for G1, 4 for G2 (accumulate_affine.cuh),
+	                      // 3 batch-affine, 16 for G1, 8 for G2, 4 batch-affine, 4 for G1, 2 for G2
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
 };
@@ -51,6 +54,9 @@ struct msm_config {
 // share it). At 2^27 (c = 22, 8 MiB of counters per window) all 12 windows in one pass
 // spent 250 ms sorting of a 1035 ms MSM (H200, TestMSMPhases).
 constexpr int default_sort_kib = 24 << 10;
+
+// max_variant: msm_config::variant runs 0 to this.
+constexpr int max_variant = 4;
 
 struct msm_result {
 	int window_bits = 0;
@@ -376,7 +382,18 @@ class engine {
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
-		if constexpr (is_g1) {
+		if (p.variant >= 2) {
+			constexpr int k8 = is_g1 ? 8 : 4;
+			if (p.variant == 2)
+				launch_warps<acc0_affine_body<F, k8>>(s_, ceil_div<size_t>(T0, 32 * k8), pairs, d_M, p.L0, bases_,
+				                                      buckets, p.a_keys, p.a_pts, lens() + 1);
+			else if (p.variant == 3)
+				launch_warps<acc0_affine_body<F, 2 * k8>>(s_, ceil_div<size_t>(T0, 64 * k8), pairs, d_M, p.L0,
+				                                          bases_, buckets, p.a_keys, p.a_pts, lens() + 1);
+			else
+				launch_warps<acc0_affine_body<F, k8 / 2>>(s_, ceil_div<size_t>(T0, 16 * k8), pairs, d_M, p.L0,
+				                                          bases_, buckets, p.a_keys, p.a_pts, lens() + 1);
+		} else if constexpr (is_g1) {
 			if (p.variant == 1)
 				launch<acc0_body<F, false, 64, 8>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
 				                                   lens() + 1);
@@ -387,6 +404,7 @@ class engine {
 			launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
 			                                    lens() + 1);
 		}
+		static_assert(max_variant == 4, "accumulate: a variant without a kernel");
 		if (tm) tm->mark(s_, phase_acc0);
 		size_t cap = T0;
 		uint32_t *in_k = p.a_keys, *out_k = p.b_keys;

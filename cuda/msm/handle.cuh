@@ -50,7 +50,7 @@ namespace msm {
 inline msm_config config_of(const filc2_msm_config* c) {
 	msm_config r;
 	if (c) {
-		if (c->window_bits < 0 || c->chunk < 0 || c->max_group_windows < 0 || c->variant < 0 || c->variant > 1 ||
+		if (c->window_bits < 0 || c->chunk < 0 || c->max_group_windows < 0 || c->variant < 0 || c->variant > max_variant ||
 		    c->sort_kib < -1)
 			throw_invalid("msm: config field out of range");
 		r.sort_kib = c->sort_kib;

@@ -21,7 +21,7 @@ void launch(F* out, const F* a, const F* b, size_t n) {
 template <class F, bool HasCanonical>
 void run_field(int32_t device, int32_t op, const void* a, const void* b, void* out, size_t n) {
 	const bool binary = op == FILC2_FIELD_MUL || op == FILC2_FIELD_ADD || op == FILC2_FIELD_SUB;
-	if (op < FILC2_FIELD_MUL || op > FILC2_FIELD_FROM_MONT) throw_invalid("unknown field op");
+	if (op < FILC2_FIELD_MUL || op > FILC2_FIELD_INV_VARTIME) throw_invalid("unknown field op");
 	if (!HasCanonical && (op == FILC2_FIELD_TO_MONT || op == FILC2_FIELD_FROM_MONT))
 		throw_invalid("op not defined for this field");
 	if (n == 0) return;
@@ -48,6 +48,9 @@ void run_field(int32_t device, int32_t op, const void* a, const void* b, void* o
 		break;
 	case FILC2_FIELD_NEG:
 		launch<F, FILC2_FIELD_NEG>(dout.get(), da.get(), nullptr, n);
+		break;
+	case FILC2_FIELD_INV_VARTIME:
+		launch<F, FILC2_FIELD_INV_VARTIME>(dout.get(), da.get(), nullptr, n);
 		break;
 	default:
 		if constexpr (HasCanonical) {
