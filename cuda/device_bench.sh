@@ -9,6 +9,8 @@
 #   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
 #   phases      TestMSMPhases: the H MSM (2^27 − 1), 2^26 and 2^24 split into phases, with variants
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
+#   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
+#               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
 #   c2-small    filc2 bench c2 on real 2KiB and 8MiB proofs (test parameters made there)
 #   faults      TestInjectedSectionFailure (a section failed midway, then proofs equal; a device reset), and
@@ -71,6 +73,25 @@ for s in "$@"; do
 			>"$out/$s.log" 2>&1)
 		echo "exit $?"
 		grep -E '^BENCH|--- FAIL|panic' "$out/$s.log"
+		;;
+	affine)
+		step "affine: MSM and field tests"
+		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|Fr$|Fp$|Fp2$)' -test.count=1 \
+			-test.v >"$out/affine-tests.log" 2>&1)
+		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/affine-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/affine-tests.log") failed"
+		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/affine-tests.log" | head -20
+		step "affine: inversion throughput"
+		(cd ffi && timeout 120 "$root/build/ffi.test" -test.run '^TestMulThroughput$' -test.count=1 -test.v \
+			>"$out/affine-throughput.log" 2>&1)
+		echo "exit $?"
+		grep -E '^THROUGHPUT' "$out/affine-throughput.log"
+		for run in TestMSMPhases TestMSMBench; do
+			step "affine: $run"
+			(cd ffi && FILC2_BENCH=1 timeout 400 "$root/build/ffi.test" -test.run "^$run\$" -test.count=1 -test.v \
+				>"$out/affine-$run.log" 2>&1)
+			echo "exit $?"
+			grep -E '^BENCH|--- FAIL|panic' "$out/affine-$run.log"
+		done
 		;;
 	kernels)
 		step "bench kernels"

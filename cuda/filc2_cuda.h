@@ -117,7 +117,8 @@ filc2_status filc2_device_probe(int32_t device, int32_t reset);
  * field: 0 = Fr, 1 = Fp, 2 = Fp2.
  * op: 0 = mont_t's product, 1 = the same CIOS coded with separate lo/hi chains (Fr, Fp
  * only; for comparison), 2 = squaring, 3 = the Fermat inversion (x⁻¹ + b[i]), 4 = the
- * variable-time inversion (ff/inverse.cuh) with every lane of a warp inverting lane 0's value.
+ * variable-time inversion (ff/inverse.cuh) with every lane of a warp inverting lane 0's value,
+ * 5 = the product with its limb products on the FP64 pipe (ff/fp64_mul.cuh; Fr, Fp only).
  * chain = 0: out[i] = a[i]·b[i] (1 operation and 3 elements of traffic per element).
  * chain = k > 0: two independent chains of k operations per element and one product
  * written (2k + 1 operations per element, the same traffic).

@@ -4,7 +4,8 @@
 // result, canonical, in hex. Values enter through from_canonical and leave through
 // to_canonical, so those are exercised by every line. Points are "x y" (Fp) or
 // "x0 x1 y0 y1" (Fp2) with all-zero coordinates for infinity.
-//   fr|fp  mul|add|sub|sqr|inv|vinv|neg|wide|lohi a [b]  (vinv: inverse_vartime; wide: redc_wide(mul_wide(a, b)); lohi: mul_lohi)
+//   fr|fp  mul|add|sub|sqr|inv|vinv|neg|wide|lohi|f64 a [b]  (vinv: inverse_vartime; wide: redc_wide(mul_wide(a, b));
+//                                                          lohi: mul_lohi; f64: mul_fp64)
 //   fp2    mul|add|sub|sqr|inv|vinv a0 a1 [b0 b1]
 //   g1|g2  add|madd|dbl|neg|jac P [Q]               (jac: 2P through to_jacobian, as X Y Z)
 //   g1|g2  smul k P                                 (k canonical, double-and-add)
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "../ec/bls12_381.cuh"
+#include "../ff/fp64_mul.cuh"
 #include "../ff/inverse.cuh"
 #include "../kernels/mul_variants.cuh"
 
@@ -86,6 +88,7 @@ void field_line(const std::string& op, std::istream& is) {
 	if (op == "add") return void(std::cout << out(a + b) << "\n");
 	if (op == "sub") return void(std::cout << out(a - b) << "\n");
 	if (op == "lohi") return void(std::cout << out(mul_lohi(a, b)) << "\n");
+	if (op == "f64") return void(std::cout << out(mul_fp64(a, b)) << "\n");
 	if (op == "wide") {
 		uint32_t s[2 * F::limbs];
 		F::mul_wide(s, a.l, b.l);

@@ -111,6 +111,7 @@ def main():
             cases.append(("%s mul %x %x" % (kind, a, b), h(a * b % m)))
             cases.append(("%s wide %x %x" % (kind, a, b), h(a * b % m)))
             cases.append(("%s lohi %x %x" % (kind, a, b), h(a * b % m)))
+            cases.append(("%s f64 %x %x" % (kind, a, b), h(a * b % m)))
             cases.append(("%s add %x %x" % (kind, a, b), h((a + b) % m)))
             cases.append(("%s sub %x %x" % (kind, a, b), h((a - b) % m)))
             cases.append(("%s sqr %x" % (kind, a), h(a * a % m)))

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../ff/fp64_mul.cuh"
 #include "../ff/inverse.cuh"
 #include "mul_variants.cuh"
 
@@ -33,8 +34,16 @@ __global__ void random_kernel(F* out, size_t n, uint64_t seed) {
 
 // The operations a probe can repeat: mont_t's product, the lo/hi-chain product, a square,
 // the Fermat inversion, and inverse_vartime with every lane of a warp inverting one value
-// (as the batch-affine MSM does: one inversion per warp, no divergence).
-enum bench_op { BENCH_MUL = 0, BENCH_MUL_LOHI = 1, BENCH_SQR = 2, BENCH_INV = 3, BENCH_INV_VARTIME = 4 };
+// (as the batch-affine MSM does: one inversion per warp, no divergence), and the product with
+// its limb products on the FP64 pipe (ff/fp64_mul.cuh; Fr and Fp).
+enum bench_op {
+	BENCH_MUL = 0,
+	BENCH_MUL_LOHI = 1,
+	BENCH_SQR = 2,
+	BENCH_INV = 3,
+	BENCH_INV_VARTIME = 4,
+	BENCH_MUL_FP64 = 5
+};
 
 template <int OP, class F>
 __device__ __forceinline__ F bench_step(const F& x, const F& m) {
@@ -43,6 +52,7 @@ __device__ __forceinline__ F bench_step(const F& x, const F& m) {
 	if constexpr (OP == BENCH_SQR) return x.sqr();
 	if constexpr (OP == BENCH_INV) return x.inverse() + m;
 	if constexpr (OP == BENCH_INV_VARTIME) return inverse_vartime(x) + m;
+	if constexpr (OP == BENCH_MUL_FP64) return mul_fp64(x, m);
 }
 
 // warp_uniform: the element of a[] that lane 0 of this warp reads (i rounded down to 32;

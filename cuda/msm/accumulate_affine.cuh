@@ -102,19 +102,36 @@ struct acc0_affine_body {
 
 #pragma unroll 1
 		for (uint32_t j = 0; j < L; ++j) {
-			// Forward: take each sub-stream's pair j; the additions' denominators into a prefix product.
+			// The sub-streams with a pair j (only the last one that holds pairs can end early).
+#pragma unroll 1
+			for (uint32_t m = live; m;) {
+				const int k = lowest_bit(m);
+				m &= m - 1;
+				if ((first + k) * L + j >= M) live &= ~(1u << k);  // its last run is emitted after the steps
+			}
+
+			// Forward: take each sub-stream's pair j; the additions' denominators into a prefix
+			// product. The next sub-stream's pair and x are loaded before this one is worked.
 			uint32_t adding = 0, doubling = 0;
 			F run = F::one();
+			pair_t next_pr{};
+			F next_x{};
+			if (live) {
+				next_pr = pairs[(first + lowest_bit(live)) * L + j];
+				next_x = load_x(bases, next_pr.val);
+			}
 #pragma unroll 1
-			for (int k = 0; k < K; ++k) {
+			for (uint32_t m = live; m;) {
+				const int k = lowest_bit(m);
+				m &= m - 1;
 				const uint32_t bit = 1u << k;
-				if (!(live & bit)) continue;
 				const uint64_t v = first + k, i = v * L + j;
-				if (i >= M) {
-					live &= ~bit;  // ended: its last run is emitted after the steps
-					continue;
+				const pair_t pr = next_pr;
+				const F x2 = next_x;
+				if (m) {
+					next_pr = pairs[(first + lowest_bit(m)) * L + j];
+					next_x = load_x(bases, next_pr.val);
 				}
-				const pair_t pr = pairs[i];
 				const uint32_t key = j ? pairs[i - 1].key : 0;
 				if (j == 0 || pr.key != key) {
 					if (j) {
@@ -135,7 +152,6 @@ struct acc0_affine_body {
 					}
 					continue;
 				}
-				F x2 = load_x(bases, pr.val);
 				if (x2.is_zero() && load_point(bases, pr.val).is_inf()) continue;  // (0, ±2) is on G1: check y
 				if (empty & bit) {
 					const affine p = load_point(bases, pr.val);
@@ -170,13 +186,17 @@ struct acc0_affine_body {
 #pragma unroll
 			for (int s = 4; s >= 0; --s) inv = ops::mul(inv, o[s]);
 
-			// Backward: each addition's 1/den from the prefix, then the affine sum.
+			// Backward, last addition first: its 1/den from the prefix, then the affine sum. The
+			// next addition's point is loaded before this one is worked.
+			affine next_p{};
+			if (adding) next_p = load_point(bases, pairs[(first + highest_bit(adding)) * L + j].val);
 #pragma unroll 1
-			for (int k = K - 1; k >= 0; --k) {
+			for (uint32_t m = adding; m;) {
+				const int k = highest_bit(m);
 				const uint32_t bit = 1u << k;
-				if (!(adding & bit)) continue;
-				const uint64_t i = (first + k) * L + j;
-				const affine p = load_point(bases, pairs[i].val);
+				m &= ~bit;
+				const affine p = next_p;
+				if (m) next_p = load_point(bases, pairs[(first + highest_bit(m)) * L + j].val);
 				const F x1 = load(smem, k, fx), y1 = load(smem, k, fy);
 				const F inv_den = ops::mul(inv, load(smem, k, fpre));
 				F lambda;

@@ -131,6 +131,10 @@ void launch_warps(stream_t, size_t n, A... a) {
 	}
 }
 
+// lowest_bit / highest_bit: the index of the lowest / highest set bit of m ≠ 0.
+inline int lowest_bit(uint32_t m) { return __builtin_ctz(m); }
+inline int highest_bit(uint32_t m) { return 31 - __builtin_clz(m); }
+
 // atomic_add returns the old value (sequential: nothing races).
 inline uint32_t atomic_add(uint32_t* p, uint32_t v) {
 	const uint32_t old = *p;
@@ -280,6 +284,10 @@ void launch_warps(stream_t s, size_t n, A... a) {
 	warp_kernel<Body, A...><<<static_cast<unsigned>(blocks), threads, smem, s>>>(n, a...);
 	FILC2_LAUNCHED();
 }
+
+// lowest_bit / highest_bit: the index of the lowest / highest set bit of m ≠ 0.
+__device__ __forceinline__ int lowest_bit(uint32_t m) { return __ffs(m) - 1; }
+__device__ __forceinline__ int highest_bit(uint32_t m) { return 31 - __clz(m); }
 
 // shfl_xor returns v of lane (this lane ^ mask), word by word; the whole warp calls it.
 template <class T>

@@ -26,7 +26,8 @@ void launch(unsigned threads, F* out, const F* a, const F* b, uint64_t n, int32_
 template <class F, class Base, bool HasLohi>
 void run_bench(int32_t device, int32_t op, int32_t chain, uint64_t n, int32_t reps, float* ms) {
 	if (n == 0 || reps <= 0 || chain < 0 || !ms) throw_invalid("bench needs n > 0, reps > 0, chain >= 0 and ms");
-	if (op < BENCH_MUL || op > BENCH_INV_VARTIME || (op == BENCH_MUL_LOHI && !HasLohi)) throw_invalid("unknown bench op");
+	if (op < BENCH_MUL || op > BENCH_MUL_FP64 || ((op == BENCH_MUL_LOHI || op == BENCH_MUL_FP64) && !HasLohi))
+		throw_invalid("unknown bench op");
 	use_device(device);
 	dev_buffer<F> a(n), b(n), out(n);
 	constexpr unsigned threads = 256;
@@ -48,6 +49,9 @@ void run_bench(int32_t device, int32_t op, int32_t chain, uint64_t n, int32_t re
 			break;
 		case BENCH_INV_VARTIME:
 			launch<F, BENCH_INV_VARTIME>(threads, out.get(), a.get(), b.get(), n, chain);
+			break;
+		case BENCH_MUL_FP64:
+			if constexpr (HasLohi) launch<F, BENCH_MUL_FP64>(threads, out.get(), a.get(), b.get(), n, chain);
 			break;
 		default:
 			if constexpr (HasLohi) launch<F, BENCH_MUL_LOHI>(threads, out.get(), a.get(), b.get(), n, chain);
