@@ -49,7 +49,8 @@ typedef struct filc2_msm_config {
 	int32_t max_group_windows; /* at most this many windows sorted and accumulated at once */
 	int32_t variant;           /* first accumulation kernel: 0 XYZZ (default), 1 XYZZ capped at 128
 	                            * registers (G1), 2–4 batch-affine with 8, 16, 4 sub-streams a lane
-	                            * (G1; half as many for G2); for benchmarks */
+	                            * (G1; half as many for G2), 5 and 6: 0 and 2 with the product on the
+	                            * FP64 pipe (G1; G2 runs 0 and 2); for benchmarks */
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
 	                            * (the L2 cache); 0: the default, -1: no cap */
 } filc2_msm_config;

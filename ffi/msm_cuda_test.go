@@ -236,9 +236,11 @@ func msmConfigs() []msmConfig {
 		{WindowBits: 12, SortKiB: 1}, {WindowBits: 22, SortKiB: -1}, {WindowBits: 18, Chunk: 128, SortKiB: 3 << 10},
 		// the batch-affine first level (accumulate_affine.cuh), K = 8, 16, 4 sub-streams a lane
 		{Variant: 2}, {WindowBits: 9, Chunk: 1, Variant: 2}, {WindowBits: 13, Chunk: 5, MaxGroup: 3, Variant: 3},
-		{WindowBits: 16, Chunk: 64, Variant: 4}, {WindowBits: 20, Variant: 2}}
+		{WindowBits: 16, Chunk: 64, Variant: 4}, {WindowBits: 20, Variant: 2},
+		// the FP64 product (ff/fp64_mul.cuh) in the XYZZ and the batch-affine first levels
+		{Variant: 5}, {Variant: 6}, {WindowBits: 9, Chunk: 1, Variant: 6}}
 	if testing.Short() {
-		return append(cfgs[:5], msmConfig{Variant: 2})
+		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6})
 	}
 	return cfgs
 }
@@ -302,7 +304,8 @@ func TestMSMG1Edges(t *testing.T) {
 	}
 	for name, s := range cases {
 		want := refMSMG1(t, p, s)
-		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2}} {
+		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2},
+			{Variant: 5}, {Variant: 6}} {
 			for _, split := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%+v/split=%v", name, cfg, split), func(t *testing.T) {
 					got, _, err := b.msm(split, s, &cfg)
@@ -340,7 +343,8 @@ func TestMSMG1Repeated(t *testing.T) {
 		"twos, -1": slices.Repeat([]fr.Element{bigFr(big.NewInt(2)), bigFr(new(big.Int).Sub(fr.Modulus(), big.NewInt(1)))}, n/2),
 	} {
 		want := refMSMG1(t, p, s)
-		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2}} {
+		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2},
+			{WindowBits: 8, Chunk: 2, Variant: 6}} {
 			for _, split := range []bool{false, true} {
 				got, _, err := b.msm(split, s, &cfg)
 				if err != nil {
@@ -744,7 +748,7 @@ func TestMSMBench(t *testing.T) {
 			fmt.Printf("BENCH msm g1 k=%d c=%d ms=%.3f\n", k, c, med(ms))
 		}
 		if k >= 22 {
-			for _, v := range []int{1, 2, 3, 4} {
+			for _, v := range []int{1, 2, 3, 4, 5, 6} {
 				ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{Variant: v}, reps, wp)
 				if err != nil {
 					t.Fatal(err)
@@ -873,7 +877,8 @@ func TestMSMBench(t *testing.T) {
 // TestMSMPhases (FILC2_BENCH=1) splits the G1 MSM of a 32GiB partition's H query
 // (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
 // them), for the first-level kernels: 0 XYZZ (the default), 2–4 batch-affine with 8, 16
-// and 4 sub-streams a lane, and the batch-affine with other chunks and a larger window.
+// and 4 sub-streams a lane, 5 and 6 XYZZ and batch-affine (K = 8) on the FP64 product, and
+// the batch-affine with other chunks and a larger window.
 // (The sort caps were swept in session 3: cuda/bench-msm-phases-h200.txt.) Lines start
 // with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n per
 // window; the XYZZ floor is ~2.7 G/s at 10 Fp products each, batch-affine's ~3.6 G/s at 7.5).
@@ -884,10 +889,10 @@ func TestMSMPhases(t *testing.T) {
 	const reps = 3
 	seed := rand.Uint64()
 	variants := map[int][]msmConfig{
-		1<<27 - 1: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}, {Variant: 2, Chunk: 64}, {Variant: 2, Chunk: 256},
-			{Variant: 2, WindowBits: 23}},
-		1 << 26: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}},
-		1 << 24: {{}, {Variant: 2}, {Variant: 4}},
+		1<<27 - 1: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}, {Variant: 5}, {Variant: 6}, {Variant: 2, Chunk: 64},
+			{Variant: 2, Chunk: 256}, {Variant: 2, WindowBits: 23}, {Variant: 6, WindowBits: 23}},
+		1 << 26: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}, {Variant: 5}, {Variant: 6}},
+		1 << 24: {{}, {Variant: 2}, {Variant: 4}, {Variant: 6}},
 	}
 	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)

@@ -182,9 +182,10 @@ struct checker {
 	void msm(const std::string& what, const std::vector<fr_t>& s, msm_config cfg = {}, bool split_too = true) {
 		std::vector<jac_t<F>> out(max_windows);
 		const affine_t<F> want = naive(bases, s);
-		// Every sum also with the batch-affine first level (variant 2) unless a variant is asked for.
-		for (int variant : {cfg.variant, 2}) {
-			if (variant == 2 && cfg.variant != 0) break;
+		// Every sum also with the batch-affine first level (variant 2) and with it on the FP64 product
+		// (variant 6) unless a variant is asked for.
+		for (int variant : {cfg.variant, 2, 6}) {
+			if (variant != cfg.variant && cfg.variant != 0) break;
 			msm_config c = cfg;
 			c.variant = variant;
 			const std::string v = " variant " + std::to_string(variant);
@@ -211,7 +212,7 @@ struct checker {
 		for (int chunk : {0, 1, 3, 2}) {
 			msm_config cfg;
 			cfg.chunk = chunk;
-			cfg.variant = chunk == 2 ? 2 : chunk == 3 ? 4 : 0;
+			cfg.variant = chunk == 2 ? 2 : chunk == 3 ? 4 : chunk == 1 ? 6 : 0;
 			msm_result r = eng.batch_add_bitmap(words.data(), nbits, cfg, out.data());
 			expect((std::string(name) + " batch bitmap " + what).c_str(), from_jac(out[0]).to_affine(), want);
 			if (r.ones != idx.size()) {
@@ -290,7 +291,7 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 			msm_config cfg;
 			cfg.window_bits = 5;
 			cfg.chunk = chunk;
-			cfg.variant = chunk == 2 ? 1 : chunk == 1 ? 3 : 0;
+			cfg.variant = chunk == 2 ? 1 : chunk == 1 ? 3 : 5;
 			cfg.max_group = chunk == 2 ? 3 : chunk == 5 ? 1 : 0;
 			ck.msm("edges chunk=" + std::to_string(chunk) + " group=" + std::to_string(cfg.max_group), s, cfg, chunk == 1);
 		}

@@ -27,6 +27,7 @@
 
 #include "accumulate.cuh"
 #include "accumulate_affine.cuh"
+#include "../ff/fp64_mul.cuh"
 #include "backend.cuh"
 #include "generate.cuh"
 #include "point.cuh"
@@ -44,7 +45,8 @@ struct msm_config {
 	int variant = 0;      // first-level kernel: 0 XYZZ, prefetching for G1 (~138 registers, 14 warps/SM),
 	                      // 1 XYZZ, G1 without prefetch capped at 128 registers (16 warps/SM, small spills),
 	                      // 2 batch-affine, 8 sub-streams a lane for G1, 4 for G2 (accumulate_affine.cuh),
-	                      // 3 batch-affine, 16 for G1, 8 for G2, 4 batch-affine, 4 for G1, 2 for G2
+	                      // 3 batch-affine, 16 for G1, 8 for G2, 4 batch-affine, 4 for G1, 2 for G2,
+	                      // 5 and 6: 0 and 2 with the FP64 product (ff/fp64_mul.cuh; G1 only, G2 runs 0 and 2)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
 };
@@ -56,7 +58,7 @@ struct msm_config {
 constexpr int default_sort_kib = 24 << 10;
 
 // max_variant: msm_config::variant runs 0 to this.
-constexpr int max_variant = 4;
+constexpr int max_variant = 6;
 
 struct msm_result {
 	int window_bits = 0;
@@ -382,19 +384,37 @@ class engine {
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
-		if (p.variant >= 2) {
+		if constexpr (is_g1) {
+			if (p.variant == 5 || p.variant == 6) {  // the FP64 product (ff/fp64_mul.cuh), same layout
+				using W = fp64_field<F>;
+				static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "fp64_field must be F's layout");
+				const auto* wb = reinterpret_cast<const affine_t<W>*>(bases_);
+				auto* wk = reinterpret_cast<xyzz_t<W>*>(buckets);
+				auto* wp = reinterpret_cast<xyzz_t<W>*>(p.a_pts);
+				if (p.variant == 5)
+					launch<acc0_body<W, true, 64, 1>>(s_, T0, pairs, d_M, p.L0, wb, wk, p.a_keys, wp, lens() + 1);
+				else
+					launch_warps<acc0_affine_body<W, 8>>(s_, ceil_div<size_t>(T0, 32 * 8), pairs, d_M, p.L0, wb, wk,
+					                                     p.a_keys, wp, lens() + 1);
+				if (tm) tm->mark(s_, phase_acc0);
+				levels(p, T0, buckets, tm);
+				return;
+			}
+		}
+		const int variant = p.variant == 5 ? 0 : p.variant == 6 ? 2 : p.variant;  // G2: no FP64 product
+		if (variant >= 2) {
 			constexpr int k8 = is_g1 ? 8 : 4;
-			if (p.variant == 2)
+			if (variant == 2)
 				launch_warps<acc0_affine_body<F, k8>>(s_, ceil_div<size_t>(T0, 32 * k8), pairs, d_M, p.L0, bases_,
 				                                      buckets, p.a_keys, p.a_pts, lens() + 1);
-			else if (p.variant == 3)
+			else if (variant == 3)
 				launch_warps<acc0_affine_body<F, 2 * k8>>(s_, ceil_div<size_t>(T0, 64 * k8), pairs, d_M, p.L0,
 				                                          bases_, buckets, p.a_keys, p.a_pts, lens() + 1);
 			else
 				launch_warps<acc0_affine_body<F, k8 / 2>>(s_, ceil_div<size_t>(T0, 16 * k8), pairs, d_M, p.L0,
 				                                          bases_, buckets, p.a_keys, p.a_pts, lens() + 1);
 		} else if constexpr (is_g1) {
-			if (p.variant == 1)
+			if (variant == 1)
 				launch<acc0_body<F, false, 64, 8>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
 				                                   lens() + 1);
 			else
@@ -404,8 +424,13 @@ class engine {
 			launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
 			                                    lens() + 1);
 		}
-		static_assert(max_variant == 4, "accumulate: a variant without a kernel");
+		static_assert(max_variant == 6, "accumulate: a variant without a kernel");
 		if (tm) tm->mark(s_, phase_acc0);
+		levels(p, T0, buckets, tm);
+	}
+
+	// levels: the accumulation levels above the first, over its T0 head entries.
+	void levels(const level_plan& p, size_t T0, xyzz* buckets, timer* tm) {
 		size_t cap = T0;
 		uint32_t *in_k = p.a_keys, *out_k = p.b_keys;
 		xyzz *in_p = p.a_pts, *out_p = p.b_pts;
