@@ -18,6 +18,9 @@
 #               allocations, then a 2KiB run whose device is lost (quarantine, cudaDeviceReset, reload)
 #   c2-32g      filc2 bench c2 at 32GiB, --synthetic: 4 jobs 2 in flight with 2 GPU workers
 #   c2-32g-gw1  the same with 1 GPU worker, 3 jobs 2 in flight
+#   c2-32g-v2, c2-32g-v6
+#               c2-32g with FILC2_MSM_VARIANT=2 (batch-affine) or 6 (batch-affine on the FP64 product): the
+#               section's MSM split against c2-32g's (run that first, on the same machine)
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
 #               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
 #   real-32g, real-32g-gw1, real-64g
@@ -76,7 +79,7 @@ for s in "$@"; do
 		;;
 	affine)
 		step "affine: MSM and field tests"
-		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|Fr$|Fp$|Fp2$)' -test.count=1 \
+		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|Fr$|Fp$|Fp2$|BackendMSMVariants$)' -test.count=1 \
 			-test.v >"$out/affine-tests.log" 2>&1)
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/affine-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/affine-tests.log") failed"
 		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/affine-tests.log" | head -20
@@ -131,12 +134,14 @@ for s in "$@"; do
 		grep -E 'verified|faults injected' "$out/faults-lost.txt"
 		grep -E 'quarantined|back in service|GPU probe' "$out/faults-lost.err" | head -5
 		;;
-	c2-32g | c2-32g-gw1)
+	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6)
 		step "bench c2 32GiB synthetic ($s)"
 		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
 		[ "$s" = c2-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
+		variant=0
+		case $s in c2-32g-v2) variant=2 ;; c2-32g-v6) variant=6 ;; esac
 		mkdir -p $pce
-		timeout 420 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --params $pce "${args[@]}" \
+		FILC2_MSM_VARIANT=$variant timeout 420 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --params $pce "${args[@]}" \
 			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
 		echo "exit $?"
 		cat "$out/$s.txt"

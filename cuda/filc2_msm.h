@@ -104,6 +104,10 @@ filc2_status filc2_msm_host_resident(filc2_msm_bases *b, int32_t *yes);
 filc2_status filc2_msm_free(filc2_msm_bases *b);
 /* filc2_msm_trim releases the scratch (shared ones too; it grows again on the next call, unfixed). */
 filc2_status filc2_msm_trim(filc2_msm_bases *b);
+/* filc2_msm_set_variant sets the first accumulation kernel (filc2_msm_config.variant, 0 to 6) of
+ * the calls made without a config, the batch additions and filc2_msm_reserve. */
+filc2_status filc2_msm_set_variant(filc2_msm_bases *b, int32_t variant);
+enum { FILC2_MSM_MAX_VARIANT = 6 };
 /* Scratch. A handle plans each call in a scratch (device memory, grown on demand and kept).
  * filc2_msm_share_scratch makes dst work in src's scratch (one device): a prover's five
  * queries then hold the largest plan once instead of one scratch each; calls on handles

@@ -193,6 +193,10 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	if p.up, err = uploadPoolFromEnv(device); err != nil {
 		return nil, err
 	}
+	variant, err := msmVariantFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	err = func() (err error) {
 		if p.domain, err = newDomainOn(device, shape); err != nil {
 			return err
@@ -236,6 +240,13 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 		}
 		if err != nil {
 			return err
+		}
+		if variant != 0 {
+			for _, q := range []string{"h", "l", "a", "b_g1", "b_g2"} {
+				if err := p.handleOf(q).setVariant(variant); err != nil {
+					return fmt.Errorf("the %s query's MSM kernel (FILC2_MSM_VARIANT=%d): %w", q, variant, err)
+				}
+			}
 		}
 		if err := p.reserveScratch(plans); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,6 +212,68 @@ func TestBackend2KiB(t *testing.T) {
 	}
 	if err := gp.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestBackendMSMVariants: with FILC2_MSM_VARIANT set, a prover's five MSMs run that
+// first accumulation kernel (the batch-affine ones, the FP64 product), and the 2KiB proof
+// is still the CPU proof byte for byte with the same r, s; a variant out of range is
+// refused at load.
+func TestBackendMSMVariants(t *testing.T) {
+	ctx := context.Background()
+	p, err := abi.ParseName("StackedDrg2KiBV1_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testparams.Dir(t, p)
+	pr, err := c2.Load(ctx, p, c2.LoadOptions{ParamsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	in, err := porep.PartitionInputFromC1(sealC1(t, p, 1, 5), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c2.Witness(pr.Shape, in, pr.Circuit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r, s fr.Element
+	r.SetRandom()
+	s.SetRandom()
+	cpu := groth16.CPU{}
+	srs, err := cpu.LoadSRS(ctx, pr.PK, pr.Circuit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cpu.Prove(ctx, srs, w, r, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 1; v <= 6; v++ {
+		t.Setenv("FILC2_MSM_VARIANT", fmt.Sprint(v))
+		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
+		if err != nil {
+			t.Fatalf("variant %d: %v", v, err)
+		}
+		got, _, err := gp.ProveTimed(ctx, w, r, s)
+		gp.Close()
+		if err != nil {
+			t.Fatalf("variant %d: %v", v, err)
+		}
+		if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
+			t.Errorf("variant %d: the CUDA proof differs from the CPU proof with the same r, s", v)
+		}
+	}
+	for _, bad := range []string{"7", "-1", "affine"} {
+		t.Setenv("FILC2_MSM_VARIANT", bad)
+		if gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit); err == nil || !strings.Contains(err.Error(), "FILC2_MSM_VARIANT") {
+			if gp != nil {
+				gp.Close()
+			}
+			t.Errorf("FILC2_MSM_VARIANT=%s: load gave %v", bad, err)
+		}
 	}
 }
 

@@ -10,6 +10,8 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -81,6 +83,28 @@ func (b *handle) HostResident() (bool, error) {
 	var yes C.int32_t
 	err := b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_host_resident(h, &yes)) })
 	return yes != 0, err
+}
+
+// msmVariantFromEnv reads FILC2_MSM_VARIANT, the first accumulation kernel a Prover's
+// MSMs use (msmConfig.Variant; unset: 0, the default). For measuring the batch-affine
+// and FP64 kernels in whole proofs before one of them becomes the default.
+func msmVariantFromEnv() (int, error) {
+	v := os.Getenv("FILC2_MSM_VARIANT")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > C.FILC2_MSM_MAX_VARIANT {
+		return 0, fmt.Errorf("FILC2_MSM_VARIANT=%q: want 0 to %d (cuda/filc2_msm.h, filc2_msm_config.variant)", v,
+			C.FILC2_MSM_MAX_VARIANT)
+	}
+	return n, nil
+}
+
+// setVariant sets the first accumulation kernel of the calls made without a config
+// (MSMDevice, MSM, the batch additions) and of reserveScratch (msmConfig.Variant).
+func (b *handle) setVariant(v int) error {
+	return b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_set_variant(h, C.int32_t(v))) })
 }
 
 func (b *handle) trim() error {

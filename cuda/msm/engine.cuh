@@ -336,8 +336,9 @@ class engine {
 		// Enough threads to fill the device (2^17), at least 4 pairs each, at most 64 (64 beat
 		// 32 by 5% at 2^24 on the H200) or, from 2^28 pairs a pass, 128 (the later levels
 		// then cost 10 ms instead of 35 at 2^27 and 2^26: TestMSMPhases).
-		// The batch-affine kernels run 8 sub-streams a thread (variants 2, 6; 3 and 4 alike): 2^17 threads.
-		const size_t l = entries >> (cfg.variant >= 2 && cfg.variant != 5 ? 20 : 17);
+		// The same for every variant (the batch-affine kernels run K sub-streams a thread, so
+		// fewer threads below 2^24 pairs), so that a scratch reserved for one plan fits them all.
+		const size_t l = entries >> 17;
 		const size_t cap = entries >= (size_t(1) << 28) ? 128 : 64;
 		return static_cast<uint32_t>(l < 4 ? 4 : l > cap ? cap : l);
 	}

@@ -17,6 +17,7 @@
 #include "engine.cuh"
 #include "fixed_base.cuh"
 
+static_assert(int(FILC2_MSM_MAX_VARIANT) == filc2::msm::max_variant, "the C ABI's variants are the engine's");
 static_assert(int(FILC2_MSM_PHASES) == int(filc2::msm::phase_count) && int(FILC2_MSM_PHASE_FINISH) == int(filc2::msm::phase_finish),
               "the C ABI's MSM phases are the engine's");
 
@@ -41,6 +42,8 @@ struct filc2_msm_bases {
 	virtual std::shared_ptr<filc2::msm::scratch> shared_scratch() const = 0;
 	virtual void use_scratch(std::shared_ptr<filc2::msm::scratch> s) = 0;
 	virtual size_t reserve(size_t n, bool split) = 0;
+	// set_variant sets the first-level kernel of the calls without a config (msm_config::variant).
+	virtual void set_variant(int32_t variant) = 0;
 	std::mutex mu;
 };
 
@@ -212,6 +215,16 @@ class bases_impl final : public filc2_msm_bases {
 	}
 
 	int32_t device() const override { return dev_.ordinal; }
+	void set_variant(int32_t variant) override {
+		if (variant < 0 || variant > max_variant) throw_invalid("msm: variant out of range");
+		variant_ = variant;
+	}
+	// defaults: the config of calls without one.
+	msm_config defaults() const {
+		msm_config c;
+		c.variant = variant_;
+		return c;
+	}
 	std::shared_ptr<scratch> shared_scratch() const override { return eng_.shared_scratch(); }
 	void use_scratch(std::shared_ptr<scratch> s) override {
 		use_device(dev_.ordinal);
@@ -220,7 +233,7 @@ class bases_impl final : public filc2_msm_bases {
 	size_t reserve(size_t n, bool split) override {
 		if (n > n_) throw_invalid("msm: reserve for more scalars than bases");
 		use_device(dev_.ordinal);
-		return eng_.reserve(n, split, msm_config{});
+		return eng_.reserve(n, split, defaults());
 	}
 
 	void download(size_t first, size_t count, void* out) override {
@@ -237,7 +250,7 @@ class bases_impl final : public filc2_msm_bases {
 		if (!windows) throw_invalid("msm: null output");
 		if (n > n_) throw_invalid("msm: more scalars than bases");
 		if (n && !scalars) throw_invalid("msm: null scalars");
-		const msm_config c = config_of(cfg);
+		const msm_config c = cfg ? config_of(cfg) : defaults();
 		use_device(dev_.ordinal);
 		const fr_t* d = static_cast<const fr_t*>(input(scalars, n * sizeof(fr_t), flags));
 		jac* out = static_cast<jac*>(windows);
@@ -250,7 +263,7 @@ class bases_impl final : public filc2_msm_bases {
 		if (nbits && !bitmap) throw_invalid("msm: null bitmap");
 		use_device(dev_.ordinal);
 		const uint64_t* d = static_cast<const uint64_t*>(input(bitmap, ceil_div<size_t>(nbits, 64) * 8, flags));
-		result_to(res, eng_.batch_add_bitmap(d, nbits, msm_config{}, static_cast<jac*>(sum)));
+		result_to(res, eng_.batch_add_bitmap(d, nbits, defaults(), static_cast<jac*>(sum)));
 	}
 
 	void batch_add_indices(const uint32_t* idx, size_t count, int32_t flags, void* sum,
@@ -262,7 +275,7 @@ class bases_impl final : public filc2_msm_bases {
 				if (idx[i] >= n_) throw_invalid("msm: index outside the bases");
 		use_device(dev_.ordinal);
 		const uint32_t* d = static_cast<const uint32_t*>(input(idx, count * sizeof(uint32_t), flags));
-		result_to(res, eng_.batch_add_indices(d, count, msm_config{}, static_cast<jac*>(sum)));
+		result_to(res, eng_.batch_add_indices(d, count, defaults(), static_cast<jac*>(sum)));
 	}
 
 	void bench(int32_t op, size_t n, uint64_t seed, const filc2_msm_config* cfg, int32_t reps, float* ms,
@@ -321,6 +334,7 @@ class bases_impl final : public filc2_msm_bases {
 	owned_points pts_;
 	staging stage_;
 	engine<F> eng_;
+	int32_t variant_ = 0;  // set_variant
 	dev_arena input_;
 	size_t n_;
 };

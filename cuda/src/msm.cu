@@ -76,6 +76,13 @@ extern "C" filc2_status filc2_msm_trim(filc2_msm_bases* b) {
 	});
 }
 
+extern "C" filc2_status filc2_msm_set_variant(filc2_msm_bases* b, int32_t variant) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->set_variant(variant);
+	});
+}
+
 extern "C" filc2_status filc2_msm_share_scratch(filc2_msm_bases* dst, filc2_msm_bases* src) {
 	return guard([&] {
 		checked(dst);
