@@ -1,5 +1,6 @@
 // cuda/ff/fp64_mul.cuh — the Montgomery product with its limb products on the FP64 pipe
-// (issue 17's experiment; cuda/NOTES.md has the model and the measurements).
+// (issue 17's experiment; cuda/NOTES.md has the model, the prediction and, once run, the
+// measurements).
 //
 // mont_t's product issues every 32×32 → 64-bit limb product as a wide IMAD (two slots of
 // the integer multiplier); the FP64 pipe next to it idles. Here the full product a·b is
@@ -16,7 +17,7 @@
 //     the remainder: integers, no conversion instruction;
 //   * the raw bits are summed per column in 64-bit integers (wrapping: the binade
 //     patterns are subtracted once per column at the end, and the true column sum,
-//     |·| < 2^58, comes out exactly), carried in radix 2^52 and repacked into the 2N
+//     below 2^58, comes out exactly), carried in radix 2^52 and repacked into the 2N
 //     32-bit limbs that redc_wide reduces.
 // Per Fp product (N = 12, D = 8): 64 digit products = 192 FP64 operations and 128 64-bit
 // additions (256 integer ALU operations), ~180 integer operations of conversion and
