@@ -16,8 +16,11 @@
 //     5 products, all lanes ending with the warp's product), every lane inverts that one
 //     value (the same instructions for all 32: inverse_vartime, ~50 products' worth), and
 //     peels its own share back off (5 products);
-// i.e. 6 + 10/K + ~50/(32·K) products per addition against the 10 of the XYZZ mixed
-// addition of acc0_body (cuda/NOTES.md has the cost model and the measured figures).
+// In lane time that is 6 + (10 + 42)/K products per addition (all 32 lanes execute the
+// inversion, ~42 products' worth), against ~9.7 for the XYZZ mixed addition of acc0_body:
+// no gain below K ≈ 16, and measured 2.9× slower than acc0_body on an H100 (latency: 3–6
+// warps an SM). Kept as a measured experiment (msm_config variants 2–4, 6; cuda/NOTES.md,
+// session 12); a winning version needs the inversion shared across warps.
 //
 // State per sub-stream: the running sum (x, y) and the exclusive prefix product of the
 // step live in shared memory (36 words for G1, 72 for G2, lane-interleaved so that a
