@@ -215,23 +215,21 @@ func TestBackend2KiB(t *testing.T) {
 	}
 }
 
-// TestBackendMSMVariants: with FILC2_MSM_VARIANT set, a prover's five MSMs run that
-// first accumulation kernel (the batch-affine ones, the FP64 product), and the 2KiB proof
-// is still the CPU proof byte for byte with the same r, s; a variant out of range is
-// refused at load.
-func TestBackendMSMVariants(t *testing.T) {
-	ctx := context.Background()
+// partition2KiB loads the 2KiB PoRep circuit and its test key on the CPU backend (closed
+// with the test) and returns it with the witness of partition 0 of a sector sealC1 seals
+// (sector, seed) and a random blinding r, s.
+func partition2KiB(t *testing.T, sector uint64, seed byte) (*c2.Prover, *groth16.Assignment, fr.Element, fr.Element) {
+	t.Helper()
 	p, err := abi.ParseName("StackedDrg2KiBV1_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := testparams.Dir(t, p)
-	pr, err := c2.Load(ctx, p, c2.LoadOptions{ParamsDir: dir})
+	pr, err := c2.Load(context.Background(), p, c2.LoadOptions{ParamsDir: testparams.Dir(t, p), Backend: groth16.CPU{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pr.Close()
-	in, err := porep.PartitionInputFromC1(sealC1(t, p, 1, 5), 0)
+	t.Cleanup(func() { pr.Close() })
+	in, err := porep.PartitionInputFromC1(sealC1(t, p, sector, seed), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,6 +240,16 @@ func TestBackendMSMVariants(t *testing.T) {
 	var r, s fr.Element
 	r.SetRandom()
 	s.SetRandom()
+	return pr, w, r, s
+}
+
+// TestBackendMSMVariants: with FILC2_MSM_VARIANT set, a prover's five MSMs run that
+// first accumulation kernel (the batch-affine ones, the FP64 product), and the 2KiB proof
+// is still the CPU proof byte for byte with the same r, s; a variant out of range is
+// refused at load.
+func TestBackendMSMVariants(t *testing.T) {
+	ctx := context.Background()
+	pr, w, r, s := partition2KiB(t, 1, 5)
 	cpu := groth16.CPU{}
 	srs, err := cpu.LoadSRS(ctx, pr.PK, pr.Circuit)
 	if err != nil {

@@ -7,14 +7,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/filc2/filc2/internal/fault"
-	"github.com/filc2/filc2/internal/testparams"
-	"github.com/filc2/filc2/proofs/abi"
-	"github.com/filc2/filc2/proofs/c2"
-	"github.com/filc2/filc2/proofs/groth16"
-	"github.com/filc2/filc2/proofs/porep"
 )
 
 // TestInjectedSectionFailure: a fault injected midway through the kernel
@@ -24,27 +17,7 @@ import (
 // prover proves the same proof again.
 func TestInjectedSectionFailure(t *testing.T) {
 	ctx := context.Background()
-	p, err := abi.ParseName("StackedDrg2KiBV1_1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := testparams.Dir(t, p)
-	pr, err := c2.Load(ctx, p, c2.LoadOptions{ParamsDir: dir, Backend: groth16.CPU{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	in, err := porep.PartitionInputFromC1(sealC1(t, p, 1, 3), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := c2.Witness(pr.Shape, in, pr.Circuit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r, s fr.Element
-	r.SetRandom()
-	s.SetRandom()
+	pr, w, r, s := partition2KiB(t, 1, 3)
 	gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
 	if err != nil {
 		t.Fatal(err)

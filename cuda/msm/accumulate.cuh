@@ -28,6 +28,19 @@
 namespace filc2 {
 namespace msm {
 
+// emit_first ends a run of the first level, for sub-stream (thread) t: its head run goes to
+// the next level's S1[t] (∞ when it starts its key), a run that starts its key into its bucket.
+template <class F>
+__device__ __forceinline__ void emit_first(size_t t, bool head, bool starting, uint32_t key, const xyzz_t<F>& acc,
+                                           xyzz_t<F>* __restrict__ buckets, uint32_t* __restrict__ s_keys,
+                                           xyzz_t<F>* __restrict__ s_pts) {
+	if (head) {
+		s_keys[t] = key;
+		s_pts[t] = starting ? xyzz_t<F>::inf() : acc;
+	}
+	if (starting) buckets[key] = acc;
+}
+
 // acc0_body: level 0 over the pairs. Prefetch loads entry i+1 while adding entry i
 // (hides the gather latency at the price of one more affine point of registers; G1 only).
 // Threads and MinBlocks set the block size and a register cap (65536/(Threads·MinBlocks)):
@@ -43,11 +56,7 @@ struct acc0_body {
 	static __device__ __forceinline__ void emit(uint32_t t, bool head, bool starting, uint32_t key, const xyzz& acc,
 	                                            xyzz* __restrict__ buckets, uint32_t* __restrict__ s_keys,
 	                                            xyzz* __restrict__ s_pts) {
-		if (head) {
-			s_keys[t] = key;
-			s_pts[t] = starting ? xyzz::inf() : acc;
-		}
-		if (starting) buckets[key] = acc;
+		emit_first<F>(t, head, starting, key, acc, buckets, s_keys, s_pts);
 	}
 
 	// 32-bit indices (M < 2^32, pick_group ensures it): fewer live registers in the loop.

@@ -33,6 +33,7 @@
 #pragma once
 
 #include "../ff/inverse.cuh"
+#include "accumulate.cuh"
 #include "backend.cuh"
 #include "point.cuh"
 #include "sort.cuh"
@@ -71,16 +72,6 @@ struct acc0_affine_body {
 
 	static __device__ __forceinline__ F load_x(const affine* __restrict__ bases, uint32_t v) {
 		return bases[v & 0x7fffffffu].x;  // negation changes y only
-	}
-
-	static __device__ __forceinline__ void emit(size_t v, bool head, bool starting, uint32_t key, const xyzz& acc,
-	                                            xyzz* __restrict__ buckets, uint32_t* __restrict__ s_keys,
-	                                            xyzz* __restrict__ s_pts) {
-		if (head) {
-			s_keys[v] = key;
-			s_pts[v] = starting ? xyzz::inf() : acc;
-		}
-		if (starting) buckets[key] = acc;
 	}
 
 	static __device__ __forceinline__ xyzz sum_of(const uint32_t* smem, int k, bool empty) {
@@ -138,7 +129,8 @@ struct acc0_affine_body {
 				const uint32_t key = j ? pairs[i - 1].key : 0;
 				if (j == 0 || pr.key != key) {
 					if (j) {
-						emit(v, head & bit, starting & bit, key, sum_of(smem, k, empty & bit), buckets, s_keys, s_pts);
+						emit_first<F>(v, head & bit, starting & bit, key, sum_of(smem, k, empty & bit), buckets, s_keys,
+						              s_pts);
 						head &= ~bit;
 						starting |= bit;
 					} else {
@@ -225,7 +217,8 @@ struct acc0_affine_body {
 			if (i0 >= M) continue;
 			const uint64_t last = i0 + L < M ? i0 + L - 1 : M - 1;
 			const uint32_t bit = 1u << k;
-			emit(v, head & bit, starting & bit, pairs[last].key, sum_of(smem, k, empty & bit), buckets, s_keys, s_pts);
+			emit_first<F>(v, head & bit, starting & bit, pairs[last].key, sum_of(smem, k, empty & bit), buckets,
+			              s_keys, s_pts);
 		}
 	}
 };
