@@ -9,6 +9,8 @@
 #   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
 #   phases      TestMSMPhases: the H MSM (2^27 − 1), 2^26 and 2^24 split into phases, with variants
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
+#   sort        the binned sort (issue 17): the MSM GPU tests (both sorts against gnark), then TestMSMPhases
+#               (the binned sort against the atomic one at 2^27 − 1, 2^26, 2^24, phase by phase)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
@@ -45,6 +47,10 @@
 #               set up on the GPU, every partition verified (4 jobs 2 in flight, 2 GPU workers; 64g: 3 jobs)
 #   big-cpu     TestBigPartitionCPUEqualsGPU at 32GiB: one partition on the GPU and on the 16 cores with
 #               the same key and r, s, the bytes compared
+#
+# ./filc2 with four architectures' kernels and the tree pass the device tool's 64 MiB only
+# compressed: carry build/carry/filc2.gz (gzip -1 -c filc2 >build/carry/filc2.gz) and start the
+# command with gunzip -c build/carry/filc2.gz >filc2 && chmod +x filc2.
 #
 # Full logs go to $OUT (or /tmp/filc2-bench); the reply carries the summary lines.
 set -uo pipefail
@@ -95,6 +101,18 @@ for s in "$@"; do
 			echo "exit $?"
 			grep -E '^BENCH|--- FAIL|panic' "$out/affine-$run.log"
 		done
+		;;
+	sort)
+		step "sort: MSM tests (the binned sort is the default; sort=1 the atomic one)"
+		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|GeneratedBases|BackendMSMVariants)' \
+			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
+		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"
+		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/sort-tests.log" | head -20
+		step "sort: TestMSMPhases"
+		(cd ffi && FILC2_BENCH=1 timeout 280 "$root/build/ffi.test" -test.run '^TestMSMPhases$' -test.count=1 -test.v \
+			>"$out/sort-phases.log" 2>&1)
+		echo "exit $?"
+		grep -E '^BENCH|--- FAIL|panic' "$out/sort-phases.log"
 		;;
 	kernels)
 		step "bench kernels"

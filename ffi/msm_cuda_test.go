@@ -238,9 +238,11 @@ func msmConfigs() []msmConfig {
 		{Variant: 2}, {WindowBits: 9, Chunk: 1, Variant: 2}, {WindowBits: 13, Chunk: 5, MaxGroup: 3, Variant: 3},
 		{WindowBits: 16, Chunk: 64, Variant: 4}, {WindowBits: 20, Variant: 2},
 		// the FP64 product (ff/fp64_mul.cuh) in the XYZZ and the batch-affine first levels
-		{Variant: 5}, {Variant: 6}, {WindowBits: 9, Chunk: 1, Variant: 6}}
+		{Variant: 5}, {Variant: 6}, {WindowBits: 9, Chunk: 1, Variant: 6},
+		// the atomic counting sort (the binned sort is the default above)
+		{Sort: 1}, {WindowBits: 13, MaxGroup: 3, Sort: 1}, {WindowBits: 22, SortKiB: -1, Sort: 1}}
 	if testing.Short() {
-		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6})
+		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6}, msmConfig{Sort: 1})
 	}
 	return cfgs
 }
@@ -305,7 +307,7 @@ func TestMSMG1Edges(t *testing.T) {
 	for name, s := range cases {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2},
-			{Variant: 5}, {Variant: 6}} {
+			{Variant: 5}, {Variant: 6}, {Sort: 1}, {WindowBits: 5, Chunk: 3, Sort: 1}} {
 			for _, split := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%+v/split=%v", name, cfg, split), func(t *testing.T) {
 					got, _, err := b.msm(split, s, &cfg)
@@ -344,7 +346,7 @@ func TestMSMG1Repeated(t *testing.T) {
 	} {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2},
-			{WindowBits: 8, Chunk: 2, Variant: 6}} {
+			{WindowBits: 8, Chunk: 2, Variant: 6}, {WindowBits: 8, Chunk: 2, Sort: 1}} {
 			for _, split := range []bool{false, true} {
 				got, _, err := b.msm(split, s, &cfg)
 				if err != nil {
@@ -608,13 +610,17 @@ func TestMSMG2Repeated(t *testing.T) {
 	for name, s := range map[string][]fr.Element{"random": randomFr(700), "one": slices.Repeat(randomFr(1), 700)} {
 		want := refMSMG2(t, p, s)
 		for _, split := range []bool{false, true} {
-			for _, variant := range []int{0, 2} {
-				got, _, err := b.msm(split, s, &msmConfig{WindowBits: 8, Chunk: 3, Variant: variant})
+			for _, variant := range []int{0, 2, -1} {
+				cfg := msmConfig{WindowBits: 8, Chunk: 3, Variant: variant}
+				if variant < 0 {
+					cfg = msmConfig{WindowBits: 8, Chunk: 3, Sort: 1}
+				}
+				got, _, err := b.msm(split, s, &cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if g := affG2(&got); !g.Equal(&want) {
-					t.Errorf("%s split=%v variant=%d: got %v, want %v", name, split, variant, g, want)
+					t.Errorf("%s split=%v %+v: got %v, want %v", name, split, cfg, g, want)
 				}
 			}
 		}
@@ -635,6 +641,9 @@ func TestMSMErrors(t *testing.T) {
 	if _, _, err := b.msm(false, randomFr(5), &msmConfig{WindowBits: 30}); err == nil ||
 		errors.Is(err, ErrOutOfMemory) {
 		t.Errorf("window bits 30: %v, want an invalid-argument error", err)
+	}
+	if _, _, err := b.msm(false, randomFr(5), &msmConfig{Sort: 2}); err == nil || errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("sort 2: %v, want an invalid-argument error", err)
 	}
 	if _, err := b.BatchAdd(make([]uint64, 2)); err == nil {
 		t.Error("a 2-word bitmap for 10 bases: no error")
@@ -876,9 +885,9 @@ func TestMSMBench(t *testing.T) {
 
 // TestMSMPhases (FILC2_BENCH=1) splits the G1 MSM of a 32GiB partition's H query
 // (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
-// them), for the first-level kernels: 0 XYZZ (the default), 2–4 batch-affine with 8, 16
-// and 4 sub-streams a lane, 5 and 6 XYZZ and batch-affine (K = 8) on the FP64 product, and
-// the batch-affine with other chunks and a larger window.
+// them): the default (the binned sort, XYZZ), the atomic sort (sort=1, the default before
+// session 13), the binned sort with larger sort passes (sort_kib 48 MiB, no cap) and another
+// window size, and for reference the batch-affine (2) and FP64 (5) first levels of session 12.
 // (The sort caps were swept in session 3: cuda/bench-msm-phases-h200.txt.) Lines start
 // with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n per
 // window; the XYZZ floor is ~2.7 G/s at 10 Fp products each, batch-affine's ~3.6 G/s at 7.5).
@@ -889,10 +898,9 @@ func TestMSMPhases(t *testing.T) {
 	const reps = 3
 	seed := rand.Uint64()
 	variants := map[int][]msmConfig{
-		1<<27 - 1: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}, {Variant: 5}, {Variant: 6}, {Variant: 2, Chunk: 64},
-			{Variant: 2, Chunk: 256}, {Variant: 2, WindowBits: 23}, {Variant: 6, WindowBits: 23}},
-		1 << 26: {{}, {Variant: 2}, {Variant: 3}, {Variant: 4}, {Variant: 5}, {Variant: 6}},
-		1 << 24: {{}, {Variant: 2}, {Variant: 4}, {Variant: 6}},
+		1<<27 - 1: {{}, {Sort: 1}, {SortKiB: 48 << 10}, {SortKiB: -1}, {WindowBits: 23}, {Variant: 2}, {Variant: 5}},
+		1 << 26:   {{}, {Sort: 1}, {SortKiB: -1}, {WindowBits: 21}, {Variant: 2}},
+		1 << 24:   {{}, {Sort: 1}, {SortKiB: -1}, {WindowBits: 21}},
 	}
 	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)
@@ -907,8 +915,8 @@ func TestMSMPhases(t *testing.T) {
 				t.Fatalf("n=%d %+v: %v", n, cfg, err)
 			}
 			slices.Sort(ms)
-			line := fmt.Sprintf("BENCH msm-phases n=%d variant=%d sort_kib=%d chunk=%d c=%d windows=%d ms=%.1f", n,
-				cfg.Variant, cfg.SortKiB, cfg.Chunk, info.WindowBits, info.Windows, ms[reps/2])
+			line := fmt.Sprintf("BENCH msm-phases n=%d variant=%d sort=%d sort_kib=%d chunk=%d c=%d windows=%d ms=%.1f", n,
+				cfg.Variant, cfg.Sort, cfg.SortKiB, cfg.Chunk, info.WindowBits, info.Windows, ms[reps/2])
 			for i, name := range msmPhaseNames {
 				line += fmt.Sprintf(" %s=%.1f", name, ph[i]/reps)
 			}

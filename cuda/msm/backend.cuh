@@ -18,6 +18,16 @@
 // launched over n warps by launch_warps<Body>(stream, n, args...). Every lane of a warp
 // calls shfl_xor at the same points (no lane returns early alone). The emulation runs
 // the 32 lanes of each warp as 32 OS threads that meet at every shuffle.
+//
+// A *block body* works a block at a time in phases with a block barrier between them,
+// sharing a block's shared memory:
+//     static constexpr unsigned threads;              block size
+//     static constexpr int phases;
+//     static __device__ void phase(int k, size_t b, unsigned tid, uint32_t* smem, args...);
+// launched over n blocks by launch_blocks<Body>(stream, n, smem_words, args...). A thread
+// keeps nothing from one phase to the next but what it wrote to memory, and inside a phase
+// threads share memory only through atomics, so the emulation runs each phase's threads one
+// after another and is faithful.
 #pragma once
 
 #include <cstddef>
@@ -129,6 +139,19 @@ void launch_warps(stream_t, size_t n, A... a) {
 			});
 		for (auto& t : lanes) t.join();
 	}
+}
+
+template <class Body, class... A>
+void launch_blocks(stream_t, size_t n, size_t smem_words, A... a) {
+	std::vector<uint32_t> smem(smem_words ? smem_words : 1);
+	// Threads run forwards or backwards by turns, so that a phase that reads what another
+	// thread of the same phase wrote (not allowed) shows in the results.
+	for (size_t b = 0; b < n; ++b)
+		for (int k = 0; k < Body::phases; ++k)
+			for (unsigned i = 0; i < Body::threads; ++i) {
+				const unsigned t = ((b + k) & 1) ? Body::threads - 1 - i : i;
+				Body::phase(k, b, t, smem.data(), a...);
+			}
 }
 
 // lowest_bit / highest_bit: the index of the lowest / highest set bit of m ≠ 0.
@@ -282,6 +305,32 @@ void launch_warps(stream_t s, size_t n, A... a) {
 	size_t blocks = (n + per_block - 1) / per_block;
 	if (blocks > 0x7fffffffu) blocks = 0x7fffffffu;
 	warp_kernel<Body, A...><<<static_cast<unsigned>(blocks), threads, smem, s>>>(n, a...);
+	FILC2_LAUNCHED();
+}
+
+template <class Body, class... A>
+__global__ void __launch_bounds__(Body::threads) block_kernel(size_t n, A... a) {
+	extern __shared__ uint4 smem_raw[];
+	uint32_t* smem = reinterpret_cast<uint32_t*>(smem_raw);
+	for (size_t b = blockIdx.x; b < n; b += gridDim.x) {
+#pragma unroll 1
+		for (int k = 0; k < Body::phases; ++k) {
+			Body::phase(k, b, threadIdx.x, smem, a...);
+			__syncthreads();
+		}
+	}
+}
+
+// launch_blocks runs a block body over n blocks with smem_words of shared memory each.
+template <class Body, class... A>
+void launch_blocks(stream_t s, size_t n, size_t smem_words, A... a) {
+	if (n == 0) return;
+	const size_t smem = smem_words * sizeof(uint32_t);
+	if (smem > (48u << 10))
+		FILC2_CUDA(cudaFuncSetAttribute(block_kernel<Body, A...>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                                static_cast<int>(smem)));
+	const size_t blocks = n > 0x7fffffffu ? 0x7fffffffu : n;
+	block_kernel<Body, A...><<<static_cast<unsigned>(blocks), Body::threads, smem, s>>>(n, a...);
 	FILC2_LAUNCHED();
 }
 

@@ -197,6 +197,15 @@ struct checker {
 				expect((std::string(name) + " split " + what + v).c_str(), combine(out.data(), r), want);
 			}
 		}
+		// And with the other sort (the atomic one when the binned is asked for, and back).
+		msm_config c = cfg;
+		c.sort = 1 - cfg.sort;
+		const std::string v = " sort " + std::to_string(c.sort);
+		msm_result r = eng.msm(s.data(), s.size(), c, out.data());
+		expect((std::string(name) + " msm " + what + " c=" + std::to_string(r.window_bits) + v).c_str(),
+		       combine(out.data(), r), want);
+		r = eng.msm_split(s.data(), s.size(), c, out.data());
+		expect((std::string(name) + " split " + what + v).c_str(), combine(out.data(), r), want);
 	}
 
 	void batch(const std::string& what, const std::vector<uint64_t>& words, size_t nbits) {

@@ -5,7 +5,8 @@
 // One call, for window size c (W = ⌈255/c⌉ windows, B = 2^(c−1) buckets each):
 //   prepare     scalars (Montgomery) → |s| canonical + sign              (sort.cuh)
 //   per group of G windows (all W when the scratch fits):
-//     hist, scan, scatter   counting sort of (bucket, point) pairs           (sort.cuh, scan.cuh)
+//     sort                  (bucket, point) pairs grouped by bucket: binned in shared memory,
+//                           or the atomic counting sort                       (sort.cuh, scan.cuh)
 //     accumulate            bucket sums, load-balanced segmented reduction   (accumulate.cuh)
 //     reduce                Σ (b+1)·bucket_b per window, parallel running sums (reduce.cuh)
 //   finish      window sums → Jacobian, copied to the host.
@@ -49,7 +50,11 @@ struct msm_config {
 	                      // 5 and 6: 0 and 2 with the FP64 product (ff/fp64_mul.cuh; G1 only, G2 runs 0 and 2)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
+	int sort = 0;         // 0 the binned sort (shared memory, two rounds), 1 the atomic counting sort
 };
+
+// max_sort: msm_config::sort runs 0 to this.
+constexpr int max_sort = 1;
 
 // default_sort_kib: the windows of one pass have at most this many KiB of bucket counters,
 // so that the sort's atomics stay in L2 (50 MB on the H100/H200; the pairs it writes
@@ -473,6 +478,7 @@ class engine {
 
 	struct group_sizes {
 		int variant = 0;
+		int sort = 0;
 		int G = 0;          // windows per pass
 		uint32_t L0 = 4;    // first accumulation level chunk
 		uint32_t m1 = 1;    // reduction segment, first level
@@ -485,6 +491,7 @@ class engine {
 		uint32_t* starts = nullptr;
 		uint32_t* scan_tmp = nullptr;
 		pair_t* pairs = nullptr;
+		pair_t* binned = nullptr;  // the binned sort's first round
 		xyzz* buckets = nullptr;
 		level_plan lv;
 		xyzz *t1 = nullptr, *r1 = nullptr, *t2 = nullptr, *r2 = nullptr;
@@ -497,6 +504,7 @@ class engine {
 		p.starts = cv.take<uint32_t>(K);
 		p.scan_tmp = cv.take<uint32_t>(scan_temp_elems(K));
 		p.pairs = cv.take<pair_t>(n * gs.G);
+		if (gs.sort == 0) p.binned = cv.take<pair_t>(n * gs.G);
 		p.buckets = cv.take<xyzz>(K);
 		p.lv = carve_levels(cv, n * gs.G, gs.L0, gs.variant);
 		const size_t k1 = K / gs.m1, k2 = B / gs.m1 > 1 ? k1 / gs.m2 : 0;
@@ -537,6 +545,7 @@ class engine {
 		for (int G = hi; G >= 1; --G) {
 			group_sizes gs;
 			gs.variant = cfg.variant;
+			gs.sort = cfg.sort;
 			gs.G = G;
 			gs.L0 = first_chunk(cfg, n * G);
 			gs.m1 = reduce_m(B, G);
@@ -562,9 +571,12 @@ class engine {
 			const int w1 = std::min(W, w0 + gs.G);
 			const size_t K = static_cast<size_t>(w1 - w0) * B;
 			dev_zero(p.counts, K * sizeof(uint32_t), s_);
-			launch<hist_body>(s_, n, prepared, c, w0, w1, p.counts);
-			scan_exclusive(s_, p.counts, p.starts, K, total(2), p.scan_tmp);
-			launch<scatter_body>(s_, n, prepared, idx, c, w0, w1, p.starts, p.pairs);
+			if (gs.sort == 0) sort_binned(prepared, idx, n, c, w0, w1, p);
+			else {
+				launch<hist_body>(s_, n, prepared, c, w0, w1, p.counts);
+				scan_exclusive(s_, p.counts, p.starts, K, total(2), p.scan_tmp);
+				launch<scatter_body>(s_, n, prepared, idx, c, w0, w1, p.starts, p.pairs);
+			}
 			if (tm) tm->mark(s_, phase_sort);
 			level_plan lv = p.lv;
 			lv.cap0 = n * static_cast<size_t>(w1 - w0);
@@ -572,6 +584,27 @@ class engine {
 			reduce(p, B, w1 - w0, gs, window_sums() + w0);
 			if (tm) tm->mark(s_, phase_reduce);
 		}
+	}
+
+	// sort_binned: the pass's pairs sorted by key into p.pairs (counts[] zeroed before,
+	// *total(2) their number): bins of 2^fb keys, then the keys inside (sort.cuh). The bins'
+	// counters live in p.starts (nbins ≤ K) until the keys' starts replace them.
+	void sort_binned(const fr_t* prepared, const uint32_t* idx, size_t n, int c, int w0, int w1, const group_plan& p) {
+		const size_t K = static_cast<size_t>(w1 - w0) << (c - 1);
+		const int fb = bin_bits(K);
+		const uint32_t nbins = static_cast<uint32_t>((K + (size_t(1) << fb) - 1) >> fb);
+		const size_t tiles = ceil_div(n, bin_count_body::tile);
+		uint32_t* bins = p.starts;
+		dev_zero(bins, nbins * sizeof(uint32_t), s_);
+		launch_blocks<bin_count_body>(s_, tiles, nbins, prepared, n, c, w0, w1, fb, nbins, bins);
+		scan_exclusive(s_, bins, bins, nbins, total(2), p.scan_tmp);
+		launch_blocks<bin_scatter_body>(s_, tiles, nbins, prepared, idx, n, c, w0, w1, fb, nbins, bins, p.binned);
+		const size_t slices = ceil_div(n * static_cast<size_t>(w1 - w0), key_count_body::slice);
+		const uint32_t* m = total(2);
+		const pair_t* binned = p.binned;
+		launch_blocks<key_count_body>(s_, slices, key_words, binned, m, fb, p.counts);
+		scan_exclusive(s_, p.counts, p.starts, K, total(3), p.scan_tmp);
+		launch_blocks<key_scatter_body>(s_, slices, key_words, binned, m, fb, p.starts, p.pairs);
 	}
 
 	void reduce(const group_plan& p, uint32_t B, int g, const group_sizes& gs, xyzz* out) {

@@ -54,13 +54,14 @@ inline msm_config config_of(const filc2_msm_config* c) {
 	msm_config r;
 	if (c) {
 		if (c->window_bits < 0 || c->chunk < 0 || c->max_group_windows < 0 || c->variant < 0 || c->variant > max_variant ||
-		    c->sort_kib < -1)
+		    c->sort_kib < -1 || c->sort < 0 || c->sort > max_sort)
 			throw_invalid("msm: config field out of range");
 		r.sort_kib = c->sort_kib;
 		r.window_bits = c->window_bits;
 		r.chunk = c->chunk;
 		r.max_group = c->max_group_windows;
 		r.variant = c->variant;
+		r.sort = c->sort;
 	}
 	return r;
 }

@@ -1,13 +1,33 @@
-// cuda/msm/sort.cuh — the counting sort of (bucket, point) pairs, and the compactions
-// that feed the batch addition (0/1 classification, bitmaps).
+// cuda/msm/sort.cuh — the sorts of (bucket, point) pairs, and the compactions that feed
+// the batch addition (0/1 classification, bitmaps).
 //
-// Sort: for a group of windows [w0, w1) with B = 2^(c−1) buckets each, key = (w − w0)·B
-// + |d_w| − 1 for every non-zero digit. hist counts the keys, an exclusive scan turns
-// the counts into starts, and scatter writes pair {key, point | sign << 31} at
-// atomicAdd(&start[key], 1): the pairs come out grouped by key (keys ascending, the
-// order inside a key arbitrary), i.e. sorted, in one pass over the scalars per step.
-// Both atomics are aggregated over the lanes of a warp that hit the same key, so a
-// bucket shared by many scalars (witness tails: 2, −1, …) does not serialise 32-fold.
+// For a group of windows [w0, w1) with B = 2^(c−1) buckets each, key = (w − w0)·B + |d_w| − 1
+// for every non-zero digit; pair {key, point | sign << 31}. Either sort leaves the pairs
+// grouped by key (keys ascending, the order inside a key arbitrary), the count of every key
+// in counts[] and their number in *total.
+//
+// The binned sort (the default) works in two rounds, each by blocks in shared memory:
+//   bins of 2^fb keys (a few thousand bins a pass):
+//     bin_count    a tile of scalars a block: its keys' bins counted in shared memory, then
+//                  one global atomic per bin and block;
+//     (scan)       bin starts;
+//     bin_scatter  the same tile again: each block reserves its bins' ranges (one global
+//                  atomic per bin) and writes its pairs there, runs of ~16 pairs a bin;
+//   keys inside the bins (slices of pairs of consecutive bins):
+//     key_count    a slice a block: its keys counted in shared memory, then counts[] (one
+//                  atomic per key and block);
+//     (scan)       key starts;
+//     key_scatter  the slice again: ranges reserved per key, pairs written inside the bin.
+// Every pass over the data moves whole lines; the global atomics are per (block, bin or
+// key), ~1/16 of the pairs, and all writes of a block stay in runs or inside its bins.
+// A slice whose bins span more keys than shared memory holds (small bins of a skewed
+// pass, or fb past 13) counts and reserves with per-pair global atomics instead.
+//
+// The atomic sort (msm_config::sort = 1, the earlier one): hist counts the keys with global
+// atomics, an exclusive scan turns the counts into starts, and scatter writes each pair at
+// atomicAdd(&start[key], 1), one pass over the scalars each. Both atomics are aggregated over
+// the lanes of a warp that hit the same key, so a bucket shared by many scalars (witness
+// tails: 2, −1, …) does not serialise 32-fold.
 #pragma once
 
 #include "backend.cuh"
@@ -59,6 +79,180 @@ struct scatter_body {
 				const uint32_t pos = agg_add(starts, key);
 				const uint32_t neg = (d < 0 ? 1u : 0u) ^ sign;
 				pairs[pos] = pair_t{key, base | (neg << 31)};
+			}
+		}
+	}
+};
+
+// ---- the binned sort -----------------------------------------------------------------
+
+// The binned sort's sizes: threads a block, scalars a thread in the bin round, pairs a thread
+// in the key round, shared memory (uint32 words) of each round, the smallest bin (log2 keys).
+// The emulation's are small, so that its tests cross tiles, slices and bins, and take both
+// paths of the key round.
+#ifdef FILC2_EMULATE
+constexpr unsigned sort_threads = 32, bin_per_thread = 3, key_per_thread = 4;
+constexpr uint32_t bin_words = 64, key_words = 128;
+constexpr int min_bin_bits = 3;
+#else
+constexpr unsigned sort_threads = 512, bin_per_thread = 32, key_per_thread = 64;
+constexpr uint32_t bin_words = 8192, key_words = 8192;
+constexpr int min_bin_bits = 11;
+#endif
+
+// bin_bits: fb, the log2 of the keys a bin holds, so that K keys make at most bin_words bins.
+inline int bin_bits(size_t K) {
+	int fb = min_bin_bits;
+	while ((K + (size_t(1) << fb) - 1) >> fb > bin_words) ++fb;
+	return fb;
+}
+
+// tile_keys calls f(key, i, neg) for every non-zero digit of the scalars of block b's tile
+// that thread tid owns (scalar i of the tile's T·per_thread, strided by the block).
+template <unsigned T, unsigned per_thread, class Fn>
+__device__ __forceinline__ void tile_keys(size_t b, unsigned tid, const fr_t* __restrict__ prepared, size_t n, int c,
+                                          int w0, int w1, Fn&& f) {
+	const uint32_t B = 1u << (c - 1);
+	const size_t i0 = b * (size_t(T) * per_thread);
+	for (unsigned j = 0; j < per_thread; ++j) {
+		const size_t i = i0 + size_t(j) * T + tid;
+		if (i >= n) return;
+		const uint32_t* s = prepared[i].l;
+		const uint32_t sign = scalar_sign(s);
+		for (int w = w0; w < w1; ++w) {
+			const int32_t d = booth_digit(s, w, c);
+			if (d != 0) {
+				const uint32_t key = static_cast<uint32_t>(w - w0) * B + static_cast<uint32_t>(d < 0 ? -d : d) - 1;
+				f(key, i, (d < 0 ? 1u : 0u) ^ sign);
+			}
+		}
+	}
+}
+
+// bin_count_body: bins[k] += the keys of bin k in block b's tile (bins zeroed before).
+struct bin_count_body {
+	static constexpr unsigned threads = sort_threads, per_thread = bin_per_thread;
+	static constexpr size_t tile = size_t(threads) * per_thread;
+	static constexpr int phases = 3;
+	static __device__ void phase(int k, size_t b, unsigned tid, uint32_t* sh, const fr_t* __restrict__ prepared,
+	                             size_t n, int c, int w0, int w1, int fb, uint32_t nbins, uint32_t* bins) {
+		if (k == 0) {
+			for (uint32_t j = tid; j < nbins; j += threads) sh[j] = 0;
+		} else if (k == 1) {
+			tile_keys<threads, per_thread>(b, tid, prepared, n, c, w0, w1,
+			                               [&](uint32_t key, size_t, uint32_t) { atomic_add(&sh[key >> fb], 1); });
+		} else {
+			for (uint32_t j = tid; j < nbins; j += threads) {
+				const uint32_t v = sh[j];
+				if (v) atomic_add(&bins[j], v);
+			}
+		}
+	}
+};
+
+// bin_scatter_body: block b's pairs into their bins: starts[k] (the scanned bins) is
+// advanced past the block's range of bin k, the pairs written into it.
+struct bin_scatter_body {
+	static constexpr unsigned threads = bin_count_body::threads, per_thread = bin_count_body::per_thread;
+	static constexpr int phases = 4;
+	static __device__ void phase(int k, size_t b, unsigned tid, uint32_t* sh, const fr_t* __restrict__ prepared,
+	                             const uint32_t* __restrict__ idx, size_t n, int c, int w0, int w1, int fb,
+	                             uint32_t nbins, uint32_t* starts, pair_t* __restrict__ out) {
+		if (k == 0) {
+			for (uint32_t j = tid; j < nbins; j += threads) sh[j] = 0;
+		} else if (k == 1) {
+			tile_keys<threads, per_thread>(b, tid, prepared, n, c, w0, w1,
+			                               [&](uint32_t key, size_t, uint32_t) { atomic_add(&sh[key >> fb], 1); });
+		} else if (k == 2) {
+			for (uint32_t j = tid; j < nbins; j += threads) {
+				const uint32_t v = sh[j];
+				if (v) sh[j] = atomic_add(&starts[j], v);
+			}
+		} else {
+			tile_keys<threads, per_thread>(b, tid, prepared, n, c, w0, w1, [&](uint32_t key, size_t i, uint32_t neg) {
+				const uint32_t base = idx ? idx[i] : static_cast<uint32_t>(i);
+				out[atomic_add(&sh[key >> fb], 1)] = pair_t{key, base | (neg << 31)};
+			});
+		}
+	}
+};
+
+// slice_t: block b's slice [s0, s1) of the binned pairs and the keys [key0, key0 + span)
+// its bins cover; shared when they fit key_words (else the per-pair global path).
+struct slice_t {
+	size_t s0 = 0, s1 = 0;
+	uint32_t key0 = 0, span = 0;
+	bool shared = false;
+};
+
+template <size_t L>
+__device__ __forceinline__ slice_t slice_of(size_t b, const pair_t* __restrict__ in, const uint32_t* total, int fb) {
+	slice_t s;
+	const size_t m = *total;
+	s.s0 = b * L;
+	if (s.s0 >= m) {
+		s.s0 = s.s1 = 0;
+		return s;
+	}
+	s.s1 = s.s0 + L < m ? s.s0 + L : m;
+	const uint32_t lo = in[s.s0].key >> fb, hi = in[s.s1 - 1].key >> fb;
+	const uint64_t span = uint64_t(hi - lo + 1) << fb;
+	s.key0 = lo << fb;
+	s.shared = span <= key_words;
+	s.span = s.shared ? static_cast<uint32_t>(span) : 0;
+	return s;
+}
+
+// key_count_body: counts[key] += the pairs with that key in block b's slice of the
+// binned pairs (the first *total of in).
+struct key_count_body {
+	static constexpr unsigned threads = sort_threads, per_thread = key_per_thread;
+	static constexpr size_t slice = size_t(threads) * per_thread;
+	static constexpr int phases = 3;
+	static __device__ void phase(int k, size_t b, unsigned tid, uint32_t* sh, const pair_t* __restrict__ in,
+	                             const uint32_t* total, int fb, uint32_t* counts) {
+		const slice_t s = slice_of<slice>(b, in, total, fb);
+		if (k == 0) {
+			for (uint32_t j = tid; j < s.span; j += threads) sh[j] = 0;
+		} else if (k == 1) {
+			for (size_t i = s.s0 + tid; i < s.s1; i += threads) {
+				const uint32_t key = in[i].key;
+				if (s.shared) atomic_add(&sh[key - s.key0], 1);
+				else agg_add(counts, key);
+			}
+		} else {
+			for (uint32_t j = tid; j < s.span; j += threads) {
+				const uint32_t v = sh[j];
+				if (v) atomic_add(&counts[s.key0 + j], v);
+			}
+		}
+	}
+};
+
+// key_scatter_body: block b's slice into place: starts[key] (the scanned counts) is
+// advanced past the block's range of each key, the pairs written into it.
+struct key_scatter_body {
+	static constexpr unsigned threads = key_count_body::threads;
+	static constexpr size_t slice = key_count_body::slice;
+	static constexpr int phases = 4;
+	static __device__ void phase(int k, size_t b, unsigned tid, uint32_t* sh, const pair_t* __restrict__ in,
+	                             const uint32_t* total, int fb, uint32_t* starts, pair_t* __restrict__ out) {
+		const slice_t s = slice_of<slice>(b, in, total, fb);
+		if (k == 0) {
+			for (uint32_t j = tid; j < s.span; j += threads) sh[j] = 0;
+		} else if (k == 1) {
+			if (s.shared)
+				for (size_t i = s.s0 + tid; i < s.s1; i += threads) atomic_add(&sh[in[i].key - s.key0], 1);
+		} else if (k == 2) {
+			for (uint32_t j = tid; j < s.span; j += threads) {
+				const uint32_t v = sh[j];
+				if (v) sh[j] = atomic_add(&starts[s.key0 + j], v);
+			}
+		} else {
+			for (size_t i = s.s0 + tid; i < s.s1; i += threads) {
+				const pair_t p = in[i];
+				const uint32_t pos = s.shared ? atomic_add(&sh[p.key - s.key0], 1) : agg_add(starts, p.key);
+				out[pos] = p;
 			}
 		}
 	}
