@@ -886,11 +886,11 @@ func TestMSMBench(t *testing.T) {
 // TestMSMPhases (FILC2_BENCH=1) splits the G1 MSM of a 32GiB partition's H query
 // (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
 // them): the default (the binned sort, XYZZ), the atomic sort (sort=1, the default before
-// session 13), the binned sort with larger sort passes (sort_kib 48 MiB, no cap) and another
-// window size, and for reference the batch-affine (2) and FP64 (5) first levels of session 12.
-// (The sort caps were swept in session 3: cuda/bench-msm-phases-h200.txt.) Lines start
-// with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n per
-// window; the XYZZ floor is ~2.7 G/s at 10 Fp products each, batch-affine's ~3.6 G/s at 7.5).
+// session 13), the binned sort with all windows in one pass (sort_kib −1) and with c = 23.
+// (The batch-affine and FP64 first levels were measured in session 12,
+// cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
+// Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n
+// per window; the XYZZ floor is ~2.7 G/s at 10 Fp products each).
 func TestMSMPhases(t *testing.T) {
 	if os.Getenv("FILC2_BENCH") != "1" {
 		t.Skip("set FILC2_BENCH=1")
@@ -898,9 +898,9 @@ func TestMSMPhases(t *testing.T) {
 	const reps = 3
 	seed := rand.Uint64()
 	variants := map[int][]msmConfig{
-		1<<27 - 1: {{}, {Sort: 1}, {SortKiB: 48 << 10}, {SortKiB: -1}, {WindowBits: 23}, {Variant: 2}, {Variant: 5}},
-		1 << 26:   {{}, {Sort: 1}, {SortKiB: -1}, {WindowBits: 21}, {Variant: 2}},
-		1 << 24:   {{}, {Sort: 1}, {SortKiB: -1}, {WindowBits: 21}},
+		1<<27 - 1: {{}, {Sort: 1}, {SortKiB: -1}, {WindowBits: 23}},
+		1 << 26:   {{}, {Sort: 1}, {SortKiB: -1}},
+		1 << 24:   {{}, {Sort: 1}},
 	}
 	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)
