@@ -9,8 +9,9 @@
 #   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
 #   phases      TestMSMPhases: the H MSM (2^27 − 1), 2^26 and 2^24 split into phases, with variants
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
-#   sort        the binned sort (issue 17): the MSM GPU tests (both sorts against gnark), then TestMSMPhases
-#               (the binned sort against the atomic one at 2^27 − 1, 2^26, 2^24, phase by phase)
+#   sort        the binned sort and the section overlap (issue 17): the MSM GPU tests (both sorts against
+#               gnark) and the prover's (2KiB proofs equal to the CPU's, the overlap on and off, a failed
+#               section), then TestMSMPhases (the binned sort against the atomic one at 2^27 − 1, 2^26, 2^24)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
@@ -23,6 +24,9 @@
 #   c2-32g-v2, c2-32g-v6
 #               c2-32g with FILC2_MSM_VARIANT=2 (batch-affine) or 6 (batch-affine on the FP64 product): the
 #               section's MSM split against c2-32g's (run that first, on the same machine)
+#   c2-32g-serial
+#               c2-32g with FILC2_OVERLAP=0: the L, A and B MSMs after the H MSM instead of beside the
+#               H pipeline (the section against c2-32g's on the same machine)
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
 #               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
 #   real-32g, real-32g-gw1, real-64g
@@ -103,8 +107,8 @@ for s in "$@"; do
 		done
 		;;
 	sort)
-		step "sort: MSM tests (the binned sort is the default; sort=1 the atomic one)"
-		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|GeneratedBases|BackendMSMVariants)' \
+		step "sort: MSM and prover tests (the binned sort is the default, sort=1 the atomic one; overlap on and off)"
+		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|GeneratedBases|Backend|EngineCUDA|InjectedSectionFailure)' \
 			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"
 		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/sort-tests.log" | head -20
@@ -152,14 +156,15 @@ for s in "$@"; do
 		grep -E 'verified|faults injected' "$out/faults-lost.txt"
 		grep -E 'quarantined|back in service|GPU probe' "$out/faults-lost.err" | head -5
 		;;
-	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6)
+	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6 | c2-32g-serial)
 		step "bench c2 32GiB synthetic ($s)"
 		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
 		[ "$s" = c2-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
 		variant=0
-		case $s in c2-32g-v2) variant=2 ;; c2-32g-v6) variant=6 ;; esac
+		overlap=1
+		case $s in c2-32g-v2) variant=2 ;; c2-32g-v6) variant=6 ;; c2-32g-serial) overlap=0 ;; esac
 		mkdir -p $pce
-		FILC2_MSM_VARIANT=$variant timeout 420 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --params $pce "${args[@]}" \
+		FILC2_MSM_VARIANT=$variant FILC2_OVERLAP=$overlap timeout 420 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --params $pce "${args[@]}" \
 			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
 		echo "exit $?"
 		cat "$out/$s.txt"

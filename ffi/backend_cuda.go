@@ -94,6 +94,7 @@ type Prover struct {
 	bg2     *G2Bases
 	dc      *DeviceCircuit // nil: SpMV on the host
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
+	overlap bool           // the L, A and B MSMs run beside the H pipeline (FILC2_OVERLAP=0: after it)
 
 	hostResident []string // queries whose points are in pinned host memory
 	hostBytes    int64    // the pinned host memory those points take
@@ -195,6 +196,9 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	}
 	variant, err := msmVariantFromEnv()
 	if err != nil {
+		return nil, err
+	}
+	if p.overlap, err = overlapFromEnv(); err != nil {
 		return nil, err
 	}
 	err = func() (err error) {
@@ -707,11 +711,21 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		}
 		lap(&st.Scalars)
 	}
+	// The H pipeline runs on the domain's stream (asynchronous); with p.overlap the L, A
+	// and B MSMs run meanwhile on their queries' streams. They share no data: H works in
+	// a, b and c, the MSMs read the witness and the A and B scalars.
 	hb, err := p.domain.HDevice(wk.a, wk.b, wk.c)
-	if err == nil {
-		err = p.domain.Sync()
-	}
 	if err != nil {
+		return nil, fmt.Errorf("H pipeline: %w", err)
+	}
+	s := &raw.Sums
+	if p.overlap {
+		if err := p.smallMSMs(x, wk, s, st, lap, func() {}); err != nil {
+			_ = p.domain.Sync() // the pipeline still works in a, b, c: let it finish first
+			return nil, err
+		}
+	}
+	if err := p.domain.Sync(); err != nil {
 		return nil, fmt.Errorf("H pipeline: %w", err)
 	}
 	lap(&st.H)
@@ -719,8 +733,6 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		return nil, err
 	}
 	yield()
-	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
-	s := &raw.Sums
 	if s.H, err = p.h.MSMDevice(hb.Pointer(), p.shape.Domain-1, false); err != nil {
 		return nil, fmt.Errorf("H MSM: %w", err)
 	}
@@ -731,24 +743,38 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 	if fault.Hit(ctx, fault.Section) {
 		return nil, fault.Errorf(fault.Section, "after the H MSM on device %d", p.device)
 	}
+	if !p.overlap {
+		if err := p.smallMSMs(x, wk, s, st, lap, yield); err != nil {
+			return nil, err
+		}
+	}
+	return raw, nil
+}
+
+// smallMSMs runs the L, A, B_G1 and B_G2 MSMs of the section (yield between B_G1 and
+// B_G2 lends the GPU to a critical job when nothing else of this section is in flight).
+func (p *Prover) smallMSMs(x *Prepared, wk *workBuffers, s *groth16.Sums, st *StageTimes, lap func(*time.Duration),
+	yield func()) error {
+	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
+	var err error
 	if s.L, err = p.l.MSMDevice(x.w.At(p.shape.NumInputs), p.shape.NumAux, true); err != nil {
-		return nil, fmt.Errorf("L MSM: %w", err)
+		return fmt.Errorf("L MSM: %w", err)
 	}
 	lap(&st.MSML)
 	if s.A, err = p.a.MSMDevice(wk.as.Pointer(), nA, true); err != nil {
-		return nil, fmt.Errorf("A MSM: %w", err)
+		return fmt.Errorf("A MSM: %w", err)
 	}
 	lap(&st.MSMA)
 	if s.BG1, err = p.bg1.MSMDevice(wk.bs.Pointer(), nB, true); err != nil {
-		return nil, fmt.Errorf("B_G1 MSM: %w", err)
+		return fmt.Errorf("B_G1 MSM: %w", err)
 	}
 	lap(&st.MSMBG1)
 	yield()
 	if s.BG2, err = p.bg2.MSMDevice(wk.bs.Pointer(), nB, true); err != nil {
-		return nil, fmt.Errorf("B_G2 MSM: %w", err)
+		return fmt.Errorf("B_G2 MSM: %w", err)
 	}
 	lap(&st.MSMBG2)
-	return raw, nil
+	return nil
 }
 
 // Finish assembles the proof from the sums (CPU).
@@ -782,7 +808,8 @@ func (p *Prover) ProveTimed(ctx context.Context, w *groth16.Assignment, r, s fr.
 }
 
 // KernelSplit says where the kernel section's time went (the engine records it per
-// partition).
+// partition). With the L, A and B MSMs beside the H pipeline (the default), their times
+// are taken while it runs and h is what the pipeline took beyond them.
 func (r *Raw) KernelSplit() ([]string, []time.Duration) {
 	t := r.Times
 	if t.Scalars > 0 {

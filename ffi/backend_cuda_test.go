@@ -285,6 +285,48 @@ func TestBackendMSMVariants(t *testing.T) {
 	}
 }
 
+// TestBackendOverlap: with the L, A and B MSMs after the H MSM (FILC2_OVERLAP=0) as with
+// them beside the H pipeline (the default), the 2KiB proof is the CPU proof byte for byte;
+// other values are refused at load.
+func TestBackendOverlap(t *testing.T) {
+	ctx := context.Background()
+	pr, w, r, s := partition2KiB(t, 1, 9)
+	cpu := groth16.CPU{}
+	srs, err := cpu.LoadSRS(ctx, pr.PK, pr.Circuit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cpu.Prove(ctx, srs, w, r, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"0", "1", ""} {
+		t.Setenv("FILC2_OVERLAP", v)
+		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
+		if err != nil {
+			t.Fatalf("FILC2_OVERLAP=%q: %v", v, err)
+		}
+		for i := 0; i < 3; i++ {
+			got, _, err := gp.ProveTimed(ctx, w, r, s)
+			if err != nil {
+				gp.Close()
+				t.Fatalf("FILC2_OVERLAP=%q: %v", v, err)
+			}
+			if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
+				t.Errorf("FILC2_OVERLAP=%q, proof %d: the CUDA proof differs from the CPU proof with the same r, s", v, i)
+			}
+		}
+		gp.Close()
+	}
+	t.Setenv("FILC2_OVERLAP", "yes")
+	if gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit); err == nil || !strings.Contains(err.Error(), "FILC2_OVERLAP") {
+		if gp != nil {
+			gp.Close()
+		}
+		t.Errorf("FILC2_OVERLAP=yes: load gave %v", err)
+	}
+}
+
 // TestSyntheticProver: a key generated on the device with the circuit's lengths proves
 // (every stage at full size) and its proof does not verify under the real key.
 func TestSyntheticProver(t *testing.T) {

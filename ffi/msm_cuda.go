@@ -102,6 +102,19 @@ func msmVariantFromEnv() (int, error) {
 	return n, nil
 }
 
+// overlapFromEnv says whether a Prover runs the L, A and B MSMs beside the H pipeline
+// (FILC2_OVERLAP unset or 1, the default) or after the H MSM (0, for comparisons).
+func overlapFromEnv() (bool, error) {
+	switch v := os.Getenv("FILC2_OVERLAP"); v {
+	case "", "1":
+		return true, nil
+	case "0":
+		return false, nil
+	default:
+		return false, fmt.Errorf("FILC2_OVERLAP=%q: want 1 (the L, A and B MSMs beside the H pipeline) or 0 (after it)", v)
+	}
+}
+
 // setVariant sets the first accumulation kernel of the calls made without a config
 // (MSMDevice, MSM, the batch additions) and of reserveScratch (msmConfig.Variant).
 func (b *handle) setVariant(v int) error {
