@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "accumulate.cuh"
 #include "accumulate_affine.cuh"
@@ -391,49 +392,59 @@ class engine {
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
+		static_assert(max_variant == 6, "accumulate: a variant without a kernel");
+		const int base = p.variant == 5 ? 0 : p.variant == 6 ? 2 : p.variant;
 		if constexpr (is_g1) {
-			if (p.variant == 5 || p.variant == 6) {  // the FP64 product (ff/fp64_mul.cuh), same layout
+			if (p.variant == 5 || p.variant == 6) {  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh), F's layout
 				using W = fp64_field<F>;
 				static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "fp64_field must be F's layout");
-				const auto* wb = reinterpret_cast<const affine_t<W>*>(bases_);
-				auto* wk = reinterpret_cast<xyzz_t<W>*>(buckets);
-				auto* wp = reinterpret_cast<xyzz_t<W>*>(p.a_pts);
-				if (p.variant == 5)
-					launch<acc0_body<W, true, 64, 1>>(s_, T0, pairs, d_M, p.L0, wb, wk, p.a_keys, wp, lens() + 1);
-				else
-					launch_warps<acc0_affine_body<W, 8>>(s_, ceil_div<size_t>(T0, 32 * 8), pairs, d_M, p.L0, wb, wk,
-					                                     p.a_keys, wp, lens() + 1);
-				if (tm) tm->mark(s_, phase_acc0);
-				levels(p, T0, buckets, tm);
+				first_level<W>(base, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases_),
+				               reinterpret_cast<xyzz_t<W>*>(buckets), p.a_keys, reinterpret_cast<xyzz_t<W>*>(p.a_pts));
+			} else {
+				first_level<F>(base, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts);
+			}
+		} else {
+			first_level<F>(base, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts);  // G2: no FP64 product
+		}
+		if (tm) tm->mark(s_, phase_acc0);
+		levels(p, T0, buckets, tm);
+	}
+
+	// first_level launches the first accumulation level's kernel for variant 0 to 4 over
+	// field Fld (F, or F on the FP64 product for variants 0 and 2 only).
+	template <class Fld>
+	void first_level(int variant, size_t T0, const pair_t* pairs, const uint32_t* d_M, uint32_t L0,
+	                 const affine_t<Fld>* bases, xyzz_t<Fld>* buckets, uint32_t* keys, xyzz_t<Fld>* pts) {
+		constexpr bool same = std::is_same<Fld, F>::value;
+		constexpr int k8 = is_g1 ? 8 : 4;
+		if (variant == 2) {
+			launch_warps<acc0_affine_body<Fld, k8>>(s_, ceil_div<size_t>(T0, 32 * k8), pairs, d_M, L0, bases, buckets,
+			                                        keys, pts, lens() + 1);
+			return;
+		}
+		if constexpr (same) {
+			if (variant == 3) {
+				launch_warps<acc0_affine_body<F, 2 * k8>>(s_, ceil_div<size_t>(T0, 64 * k8), pairs, d_M, L0, bases,
+				                                          buckets, keys, pts, lens() + 1);
+				return;
+			}
+			if (variant == 4) {
+				launch_warps<acc0_affine_body<F, k8 / 2>>(s_, ceil_div<size_t>(T0, 16 * k8), pairs, d_M, L0, bases,
+				                                          buckets, keys, pts, lens() + 1);
 				return;
 			}
 		}
-		const int variant = p.variant == 5 ? 0 : p.variant == 6 ? 2 : p.variant;  // G2: no FP64 product
-		if (variant >= 2) {
-			constexpr int k8 = is_g1 ? 8 : 4;
-			if (variant == 2)
-				launch_warps<acc0_affine_body<F, k8>>(s_, ceil_div<size_t>(T0, 32 * k8), pairs, d_M, p.L0, bases_,
-				                                      buckets, p.a_keys, p.a_pts, lens() + 1);
-			else if (variant == 3)
-				launch_warps<acc0_affine_body<F, 2 * k8>>(s_, ceil_div<size_t>(T0, 64 * k8), pairs, d_M, p.L0,
-				                                          bases_, buckets, p.a_keys, p.a_pts, lens() + 1);
-			else
-				launch_warps<acc0_affine_body<F, k8 / 2>>(s_, ceil_div<size_t>(T0, 16 * k8), pairs, d_M, p.L0,
-				                                          bases_, buckets, p.a_keys, p.a_pts, lens() + 1);
-		} else if constexpr (is_g1) {
-			if (variant == 1)
-				launch<acc0_body<F, false, 64, 8>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
-				                                   lens() + 1);
-			else
-				launch<acc0_body<F, true, 64, 1>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
-				                                  lens() + 1);
+		if constexpr (!is_g1) {
+			launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
 		} else {
-			launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts,
-			                                    lens() + 1);
+			if constexpr (same) {
+				if (variant == 1) {  // without the prefetch, capped at 128 registers
+					launch<acc0_body<F, false, 64, 8>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
+					return;
+				}
+			}
+			launch<acc0_body<Fld, true, 64, 1>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
 		}
-		static_assert(max_variant == 6, "accumulate: a variant without a kernel");
-		if (tm) tm->mark(s_, phase_acc0);
-		levels(p, T0, buckets, tm);
 	}
 
 	// levels: the accumulation levels above the first, over its T0 head entries.
