@@ -107,7 +107,7 @@ for s in "$@"; do
 		done
 		;;
 	sort)
-		step "sort: MSM and prover tests (the binned sort is the default, sort=1 the atomic one; overlap on and off)"
+		step "sort: MSM and prover tests (both sorts by name and the default; the overlap on and off)"
 		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|GeneratedBases|Backend|EngineCUDA|InjectedSectionFailure)' \
 			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"

@@ -53,8 +53,8 @@ typedef struct filc2_msm_config {
 	                            * FP64 pipe (G1; G2 runs 0 and 2); for benchmarks */
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
 	                            * (the L2 cache); 0: the default, -1: no cap */
-	int32_t sort;              /* 0 the binned sort (two rounds in shared memory, the default),
-	                            * 1 the atomic counting sort; for benchmarks */
+	int32_t sort;              /* 0 the default, 1 the atomic counting sort, 2 the binned sort (two
+	                            * rounds in shared memory); for benchmarks */
 } filc2_msm_config;
 
 typedef struct filc2_msm_result {

@@ -199,7 +199,7 @@ struct checker {
 		}
 		// And with the other sort (the atomic one when the binned is asked for, and back).
 		msm_config c = cfg;
-		c.sort = 1 - cfg.sort;
+		c.sort = (cfg.sort ? cfg.sort : default_sort) == sort_binned ? sort_atomic : sort_binned;
 		const std::string v = " sort " + std::to_string(c.sort);
 		msm_result r = eng.msm(s.data(), s.size(), c, out.data());
 		expect((std::string(name) + " msm " + what + " c=" + std::to_string(r.window_bits) + v).c_str(),

@@ -51,11 +51,15 @@ struct msm_config {
 	                      // 5 and 6: 0 and 2 with the FP64 product (ff/fp64_mul.cuh; G1 only, G2 runs 0 and 2)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
-	int sort = 0;         // 0 the binned sort (shared memory, two rounds), 1 the atomic counting sort
+	int sort = 0;         // 0 default_sort, 1 the atomic counting sort, 2 the binned sort (sort.cuh)
 };
 
-// max_sort: msm_config::sort runs 0 to this.
-constexpr int max_sort = 1;
+// The sorts (msm_config::sort); max_sort: the field runs 0 to this.
+enum sort_kind { sort_default = 0, sort_atomic = 1, sort_binned = 2 };
+constexpr int max_sort = sort_binned;
+
+// default_sort: the sort of a config that names none.
+constexpr int default_sort = sort_binned;
 
 // default_sort_kib: the windows of one pass have at most this many KiB of bucket counters,
 // so that the sort's atomics stay in L2 (50 MB on the H100/H200; the pairs it writes
@@ -515,7 +519,7 @@ class engine {
 		p.starts = cv.take<uint32_t>(K);
 		p.scan_tmp = cv.take<uint32_t>(scan_temp_elems(K));
 		p.pairs = cv.take<pair_t>(n * gs.G);
-		if (gs.sort == 0) p.binned = cv.take<pair_t>(n * gs.G);
+		if (gs.sort == sort_binned) p.binned = cv.take<pair_t>(n * gs.G);
 		p.buckets = cv.take<xyzz>(K);
 		p.lv = carve_levels(cv, n * gs.G, gs.L0, gs.variant);
 		const size_t k1 = K / gs.m1, k2 = B / gs.m1 > 1 ? k1 / gs.m2 : 0;
@@ -556,7 +560,7 @@ class engine {
 		for (int G = hi; G >= 1; --G) {
 			group_sizes gs;
 			gs.variant = cfg.variant;
-			gs.sort = cfg.sort;
+			gs.sort = cfg.sort ? cfg.sort : default_sort;
 			gs.G = G;
 			gs.L0 = first_chunk(cfg, n * G);
 			gs.m1 = reduce_m(B, G);
@@ -582,7 +586,7 @@ class engine {
 			const int w1 = std::min(W, w0 + gs.G);
 			const size_t K = static_cast<size_t>(w1 - w0) * B;
 			dev_zero(p.counts, K * sizeof(uint32_t), s_);
-			if (gs.sort == 0) sort_binned(prepared, idx, n, c, w0, w1, p);
+			if (gs.sort == sort_binned) binned_sort(prepared, idx, n, c, w0, w1, p);
 			else {
 				launch<hist_body>(s_, n, prepared, c, w0, w1, p.counts);
 				scan_exclusive(s_, p.counts, p.starts, K, total(2), p.scan_tmp);
@@ -597,10 +601,10 @@ class engine {
 		}
 	}
 
-	// sort_binned: the pass's pairs sorted by key into p.pairs (counts[] zeroed before,
+	// binned_sort: the pass's pairs sorted by key into p.pairs (counts[] zeroed before,
 	// *total(2) their number): bins of 2^fb keys, then the keys inside (sort.cuh). The bins'
 	// counters live in p.starts (nbins ≤ K) until the keys' starts replace them.
-	void sort_binned(const fr_t* prepared, const uint32_t* idx, size_t n, int c, int w0, int w1, const group_plan& p) {
+	void binned_sort(const fr_t* prepared, const uint32_t* idx, size_t n, int c, int w0, int w1, const group_plan& p) {
 		const size_t K = static_cast<size_t>(w1 - w0) << (c - 1);
 		const int fb = bin_bits(K);
 		const uint32_t nbins = static_cast<uint32_t>((K + (size_t(1) << fb) - 1) >> fb);

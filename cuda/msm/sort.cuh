@@ -6,7 +6,7 @@
 // grouped by key (keys ascending, the order inside a key arbitrary), the count of every key
 // in counts[] and their number in *total.
 //
-// The binned sort (the default) works in two rounds, each by blocks in shared memory:
+// The binned sort (msm_config::sort = 2) works in two rounds, each by blocks in shared memory:
 //   bins of 2^fb keys (a few thousand bins a pass):
 //     bin_count    a tile of scalars a block: its keys' bins counted in shared memory, then
 //                  one global atomic per bin and block;
@@ -23,7 +23,7 @@
 // A slice whose bins span more keys than shared memory holds (small bins of a skewed
 // pass, or fb past 13) counts and reserves with per-pair global atomics instead.
 //
-// The atomic sort (msm_config::sort = 1, the earlier one): hist counts the keys with global
+// The atomic sort (msm_config::sort = 1, the only one before session 13): hist counts the keys with global
 // atomics, an exclusive scan turns the counts into starts, and scatter writes each pair at
 // atomicAdd(&start[key], 1), one pass over the scalars each. Both atomics are aggregated over
 // the lanes of a warp that hit the same key, so a bucket shared by many scalars (witness
