@@ -24,9 +24,9 @@
 #   c2-32g-v2, c2-32g-v6
 #               c2-32g with FILC2_MSM_VARIANT=2 (batch-affine) or 6 (batch-affine on the FP64 product): the
 #               section's MSM split against c2-32g's (run that first, on the same machine)
-#   c2-32g-serial
-#               c2-32g with FILC2_OVERLAP=0: the L, A and B MSMs after the H MSM instead of beside the
-#               H pipeline (the section against c2-32g's on the same machine)
+#   c2-32g-binned, c2-32g-overlap, c2-32g-new
+#               c2-32g with FILC2_MSM_SORT=2 (the binned sort), FILC2_OVERLAP=1 (the L, A and B MSMs beside
+#               the H pipeline), or both: the section against c2-32g's on the same machine
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
 #               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
 #   real-32g, real-32g-gw1, real-64g
@@ -156,15 +156,21 @@ for s in "$@"; do
 		grep -E 'verified|faults injected' "$out/faults-lost.txt"
 		grep -E 'quarantined|back in service|GPU probe' "$out/faults-lost.err" | head -5
 		;;
-	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6 | c2-32g-serial)
+	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6 | c2-32g-binned | c2-32g-overlap | c2-32g-new)
 		step "bench c2 32GiB synthetic ($s)"
 		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
 		[ "$s" = c2-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
 		variant=0
-		overlap=1
-		case $s in c2-32g-v2) variant=2 ;; c2-32g-v6) variant=6 ;; c2-32g-serial) overlap=0 ;; esac
+		sort=0 overlap=0
+		case $s in
+		c2-32g-v2) variant=2 ;;
+		c2-32g-v6) variant=6 ;;
+		c2-32g-binned) sort=2 ;;
+		c2-32g-overlap) overlap=1 ;;
+		c2-32g-new) sort=2 overlap=1 ;;
+		esac
 		mkdir -p $pce
-		FILC2_MSM_VARIANT=$variant FILC2_OVERLAP=$overlap timeout 420 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --params $pce "${args[@]}" \
+		FILC2_MSM_VARIANT=$variant FILC2_MSM_SORT=$sort FILC2_OVERLAP=$overlap timeout 420 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --synthetic --backend cuda --params $pce "${args[@]}" \
 			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
 		echo "exit $?"
 		cat "$out/$s.txt"

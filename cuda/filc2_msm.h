@@ -110,6 +110,9 @@ filc2_status filc2_msm_trim(filc2_msm_bases *b);
  * the calls made without a config, the batch additions and filc2_msm_reserve. */
 filc2_status filc2_msm_set_variant(filc2_msm_bases *b, int32_t variant);
 enum { FILC2_MSM_MAX_VARIANT = 6 };
+/* filc2_msm_set_sort sets the sort (filc2_msm_config.sort, 0 to 2) of the same calls. */
+filc2_status filc2_msm_set_sort(filc2_msm_bases *b, int32_t sort);
+enum { FILC2_MSM_MAX_SORT = 2 };
 /* Scratch. A handle plans each call in a scratch (device memory, grown on demand and kept).
  * filc2_msm_share_scratch makes dst work in src's scratch (one device): a prover's five
  * queries then hold the largest plan once instead of one scratch each; calls on handles

@@ -94,7 +94,7 @@ type Prover struct {
 	bg2     *G2Bases
 	dc      *DeviceCircuit // nil: SpMV on the host
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
-	overlap bool           // the L, A and B MSMs run beside the H pipeline (FILC2_OVERLAP=0: after it)
+	overlap bool           // the L, A and B MSMs run beside the H pipeline (FILC2_OVERLAP=1; default: after it)
 
 	hostResident []string // queries whose points are in pinned host memory
 	hostBytes    int64    // the pinned host memory those points take
@@ -201,6 +201,10 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	if p.overlap, err = overlapFromEnv(); err != nil {
 		return nil, err
 	}
+	sort, err := msmSortFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	err = func() (err error) {
 		if p.domain, err = newDomainOn(device, shape); err != nil {
 			return err
@@ -245,10 +249,15 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 		if err != nil {
 			return err
 		}
-		if variant != 0 {
-			for _, q := range []string{"h", "l", "a", "b_g1", "b_g2"} {
+		for _, q := range []string{"h", "l", "a", "b_g1", "b_g2"} {
+			if variant != 0 {
 				if err := p.handleOf(q).setVariant(variant); err != nil {
 					return fmt.Errorf("the %s query's MSM kernel (FILC2_MSM_VARIANT=%d): %w", q, variant, err)
+				}
+			}
+			if sort != 0 {
+				if err := p.handleOf(q).setSort(sort); err != nil {
+					return fmt.Errorf("the %s query's MSM sort (FILC2_MSM_SORT=%d): %w", q, sort, err)
 				}
 			}
 		}
@@ -808,8 +817,8 @@ func (p *Prover) ProveTimed(ctx context.Context, w *groth16.Assignment, r, s fr.
 }
 
 // KernelSplit says where the kernel section's time went (the engine records it per
-// partition). With the L, A and B MSMs beside the H pipeline (the default), their times
-// are taken while it runs and h is what the pipeline took beyond them.
+// partition). With the L, A and B MSMs beside the H pipeline (FILC2_OVERLAP=1), their
+// times are taken while it runs and h is what the pipeline took beyond them.
 func (r *Raw) KernelSplit() ([]string, []time.Duration) {
 	t := r.Times
 	if t.Scalars > 0 {

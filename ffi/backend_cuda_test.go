@@ -244,9 +244,9 @@ func partition2KiB(t *testing.T, sector uint64, seed byte) (*c2.Prover, *groth16
 }
 
 // TestBackendMSMVariants: with FILC2_MSM_VARIANT set, a prover's five MSMs run that
-// first accumulation kernel (the batch-affine ones, the FP64 product), and the 2KiB proof
-// is still the CPU proof byte for byte with the same r, s; a variant out of range is
-// refused at load.
+// first accumulation kernel (the batch-affine ones, the FP64 product), with FILC2_MSM_SORT
+// that sort (atomic, binned), and the 2KiB proof is still the CPU proof byte for byte with
+// the same r, s; values out of range are refused at load.
 func TestBackendMSMVariants(t *testing.T) {
 	ctx := context.Background()
 	pr, w, r, s := partition2KiB(t, 1, 5)
@@ -274,6 +274,30 @@ func TestBackendMSMVariants(t *testing.T) {
 			t.Errorf("variant %d: the CUDA proof differs from the CPU proof with the same r, s", v)
 		}
 	}
+	t.Setenv("FILC2_MSM_VARIANT", "")
+	for v := 1; v <= 2; v++ {
+		t.Setenv("FILC2_MSM_SORT", fmt.Sprint(v))
+		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
+		if err != nil {
+			t.Fatalf("sort %d: %v", v, err)
+		}
+		got, _, err := gp.ProveTimed(ctx, w, r, s)
+		gp.Close()
+		if err != nil {
+			t.Fatalf("sort %d: %v", v, err)
+		}
+		if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
+			t.Errorf("sort %d: the CUDA proof differs from the CPU proof with the same r, s", v)
+		}
+	}
+	t.Setenv("FILC2_MSM_SORT", "3")
+	if gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit); err == nil || !strings.Contains(err.Error(), "FILC2_MSM_SORT") {
+		if gp != nil {
+			gp.Close()
+		}
+		t.Errorf("FILC2_MSM_SORT=3: load gave %v", err)
+	}
+	t.Setenv("FILC2_MSM_SORT", "")
 	for _, bad := range []string{"7", "-1", "affine"} {
 		t.Setenv("FILC2_MSM_VARIANT", bad)
 		if gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit); err == nil || !strings.Contains(err.Error(), "FILC2_MSM_VARIANT") {
@@ -285,8 +309,8 @@ func TestBackendMSMVariants(t *testing.T) {
 	}
 }
 
-// TestBackendOverlap: with the L, A and B MSMs after the H MSM (FILC2_OVERLAP=0) as with
-// them beside the H pipeline (the default), the 2KiB proof is the CPU proof byte for byte;
+// TestBackendOverlap: with the L, A and B MSMs beside the H pipeline (FILC2_OVERLAP=1) as
+// with them after the H MSM (0, and unset), the 2KiB proof is the CPU proof byte for byte;
 // other values are refused at load.
 func TestBackendOverlap(t *testing.T) {
 	ctx := context.Background()

@@ -58,8 +58,9 @@ struct msm_config {
 enum sort_kind { sort_default = 0, sort_atomic = 1, sort_binned = 2 };
 constexpr int max_sort = sort_binned;
 
-// default_sort: the sort of a config that names none.
-constexpr int default_sort = sort_binned;
+// default_sort: the sort of a config that names none. The atomic sort until the binned one
+// has been measured on a device (session 13 had none: cuda/NOTES.md).
+constexpr int default_sort = sort_atomic;
 
 // default_sort_kib: the windows of one pass have at most this many KiB of bucket counters,
 // so that the sort's atomics stay in L2 (50 MB on the H100/H200; the pairs it writes

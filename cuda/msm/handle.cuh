@@ -18,6 +18,7 @@
 #include "fixed_base.cuh"
 
 static_assert(int(FILC2_MSM_MAX_VARIANT) == filc2::msm::max_variant, "the C ABI's variants are the engine's");
+static_assert(int(FILC2_MSM_MAX_SORT) == filc2::msm::max_sort, "the C ABI's sorts are the engine's");
 static_assert(int(FILC2_MSM_PHASES) == int(filc2::msm::phase_count) && int(FILC2_MSM_PHASE_FINISH) == int(filc2::msm::phase_finish),
               "the C ABI's MSM phases are the engine's");
 
@@ -44,6 +45,8 @@ struct filc2_msm_bases {
 	virtual size_t reserve(size_t n, bool split) = 0;
 	// set_variant sets the first-level kernel of the calls without a config (msm_config::variant).
 	virtual void set_variant(int32_t variant) = 0;
+	// set_sort sets their sort (msm_config::sort).
+	virtual void set_sort(int32_t sort) = 0;
 	std::mutex mu;
 };
 
@@ -220,10 +223,15 @@ class bases_impl final : public filc2_msm_bases {
 		if (variant < 0 || variant > max_variant) throw_invalid("msm: variant out of range");
 		variant_ = variant;
 	}
+	void set_sort(int32_t sort) override {
+		if (sort < 0 || sort > max_sort) throw_invalid("msm: sort out of range");
+		sort_ = sort;
+	}
 	// defaults: the config of calls without one.
 	msm_config defaults() const {
 		msm_config c;
 		c.variant = variant_;
+		c.sort = sort_;
 		return c;
 	}
 	std::shared_ptr<scratch> shared_scratch() const override { return eng_.shared_scratch(); }
@@ -336,6 +344,7 @@ class bases_impl final : public filc2_msm_bases {
 	staging stage_;
 	engine<F> eng_;
 	int32_t variant_ = 0;  // set_variant
+	int32_t sort_ = 0;     // set_sort
 	dev_arena input_;
 	size_t n_;
 };

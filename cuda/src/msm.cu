@@ -83,6 +83,13 @@ extern "C" filc2_status filc2_msm_set_variant(filc2_msm_bases* b, int32_t varian
 	});
 }
 
+extern "C" filc2_status filc2_msm_set_sort(filc2_msm_bases* b, int32_t sort) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		b->set_sort(sort);
+	});
+}
+
 extern "C" filc2_status filc2_msm_share_scratch(filc2_msm_bases* dst, filc2_msm_bases* src) {
 	return guard([&] {
 		checked(dst);
