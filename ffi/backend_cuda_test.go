@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -248,73 +249,43 @@ func partition2KiB(t *testing.T, sector uint64, seed byte) (*c2.Prover, *groth16
 // that sort (atomic, binned), and the 2KiB proof is still the CPU proof byte for byte with
 // the same r, s; values out of range are refused at load.
 func TestBackendMSMVariants(t *testing.T) {
-	ctx := context.Background()
-	pr, w, r, s := partition2KiB(t, 1, 5)
-	cpu := groth16.CPU{}
-	srs, err := cpu.LoadSRS(ctx, pr.PK, pr.Circuit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := cpu.Prove(ctx, srs, w, r, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEnvProofs(t, 5)
 	for v := 1; v <= 6; v++ {
-		t.Setenv("FILC2_MSM_VARIANT", fmt.Sprint(v))
-		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
-		if err != nil {
-			t.Fatalf("variant %d: %v", v, err)
-		}
-		got, _, err := gp.ProveTimed(ctx, w, r, s)
-		gp.Close()
-		if err != nil {
-			t.Fatalf("variant %d: %v", v, err)
-		}
-		if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
-			t.Errorf("variant %d: the CUDA proof differs from the CPU proof with the same r, s", v)
-		}
+		e.check(t, "FILC2_MSM_VARIANT", fmt.Sprint(v), 1)
 	}
-	t.Setenv("FILC2_MSM_VARIANT", "")
 	for v := 1; v <= 2; v++ {
-		t.Setenv("FILC2_MSM_SORT", fmt.Sprint(v))
-		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
-		if err != nil {
-			t.Fatalf("sort %d: %v", v, err)
-		}
-		got, _, err := gp.ProveTimed(ctx, w, r, s)
-		gp.Close()
-		if err != nil {
-			t.Fatalf("sort %d: %v", v, err)
-		}
-		if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
-			t.Errorf("sort %d: the CUDA proof differs from the CPU proof with the same r, s", v)
-		}
+		e.check(t, "FILC2_MSM_SORT", fmt.Sprint(v), 1)
 	}
-	t.Setenv("FILC2_MSM_SORT", "3")
-	if gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit); err == nil || !strings.Contains(err.Error(), "FILC2_MSM_SORT") {
-		if gp != nil {
-			gp.Close()
-		}
-		t.Errorf("FILC2_MSM_SORT=3: load gave %v", err)
-	}
-	t.Setenv("FILC2_MSM_SORT", "")
 	for _, bad := range []string{"7", "-1", "affine"} {
-		t.Setenv("FILC2_MSM_VARIANT", bad)
-		if gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit); err == nil || !strings.Contains(err.Error(), "FILC2_MSM_VARIANT") {
-			if gp != nil {
-				gp.Close()
-			}
-			t.Errorf("FILC2_MSM_VARIANT=%s: load gave %v", bad, err)
-		}
+		e.refused(t, "FILC2_MSM_VARIANT", bad)
 	}
+	e.refused(t, "FILC2_MSM_SORT", "3")
 }
 
 // TestBackendOverlap: with the L, A and B MSMs beside the H pipeline (FILC2_OVERLAP=1) as
 // with them after the H MSM (0, and unset), the 2KiB proof is the CPU proof byte for byte;
 // other values are refused at load.
 func TestBackendOverlap(t *testing.T) {
+	e := newEnvProofs(t, 9)
+	for _, v := range []string{"0", "1", ""} {
+		e.check(t, "FILC2_OVERLAP", v, 3)
+	}
+	e.refused(t, "FILC2_OVERLAP", "yes")
+}
+
+// envProofs proves a 2KiB partition with provers loaded under an environment variable and
+// compares with the CPU proof for the same r, s.
+type envProofs struct {
+	pr   *c2.Prover
+	w    *groth16.Assignment
+	r, s fr.Element
+	want *groth16.Proof
+}
+
+func newEnvProofs(t *testing.T, seed byte) *envProofs {
+	t.Helper()
 	ctx := context.Background()
-	pr, w, r, s := partition2KiB(t, 1, 9)
+	pr, w, r, s := partition2KiB(t, 1, seed)
 	cpu := groth16.CPU{}
 	srs, err := cpu.LoadSRS(ctx, pr.PK, pr.Circuit)
 	if err != nil {
@@ -324,30 +295,42 @@ func TestBackendOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{"0", "1", ""} {
-		t.Setenv("FILC2_OVERLAP", v)
-		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
-		if err != nil {
-			t.Fatalf("FILC2_OVERLAP=%q: %v", v, err)
-		}
-		for i := 0; i < 3; i++ {
-			got, _, err := gp.ProveTimed(ctx, w, r, s)
-			if err != nil {
-				gp.Close()
-				t.Fatalf("FILC2_OVERLAP=%q: %v", v, err)
-			}
-			if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
-				t.Errorf("FILC2_OVERLAP=%q, proof %d: the CUDA proof differs from the CPU proof with the same r, s", v, i)
-			}
-		}
-		gp.Close()
+	return &envProofs{pr: pr, w: w, r: r, s: s, want: want}
+}
+
+// check loads a prover with env=val and proves n times, each proof against the CPU's.
+func (e *envProofs) check(t *testing.T, env, val string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	t.Setenv(env, val)
+	defer os.Unsetenv(env)
+	gp, err := LoadProver(ctx, 0, e.pr.PK, e.pr.Circuit)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", env, val, err)
 	}
-	t.Setenv("FILC2_OVERLAP", "yes")
-	if gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit); err == nil || !strings.Contains(err.Error(), "FILC2_OVERLAP") {
+	defer gp.Close()
+	for i := 0; i < n; i++ {
+		got, _, err := gp.ProveTimed(ctx, e.w, e.r, e.s)
+		if err != nil {
+			t.Fatalf("%s=%q: %v", env, val, err)
+		}
+		if !got.A.Equal(&e.want.A) || !got.B.Equal(&e.want.B) || !got.C.Equal(&e.want.C) {
+			t.Errorf("%s=%q, proof %d: the CUDA proof differs from the CPU proof with the same r, s", env, val, i)
+		}
+	}
+}
+
+// refused checks that a prover does not load with env=val, and says why.
+func (e *envProofs) refused(t *testing.T, env, val string) {
+	t.Helper()
+	t.Setenv(env, val)
+	defer os.Unsetenv(env)
+	gp, err := LoadProver(context.Background(), 0, e.pr.PK, e.pr.Circuit)
+	if err == nil || !strings.Contains(err.Error(), env) {
 		if gp != nil {
 			gp.Close()
 		}
-		t.Errorf("FILC2_OVERLAP=yes: load gave %v", err)
+		t.Errorf("%s=%s: load gave %v", env, val, err)
 	}
 }
 

@@ -90,14 +90,19 @@ func (b *handle) HostResident() (bool, error) {
 // MSMs use (msmConfig.Variant; unset: 0, the default). For measuring the batch-affine
 // and FP64 kernels in whole proofs before one of them becomes the default.
 func msmVariantFromEnv() (int, error) {
-	v := os.Getenv("FILC2_MSM_VARIANT")
+	return intFromEnv("FILC2_MSM_VARIANT", C.FILC2_MSM_MAX_VARIANT, "filc2_msm_config.variant")
+}
+
+// intFromEnv reads an integer 0 … max from the environment variable name (unset: 0); field
+// names what it sets, for the error.
+func intFromEnv(name string, max int, field string) (int, error) {
+	v := os.Getenv(name)
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > C.FILC2_MSM_MAX_VARIANT {
-		return 0, fmt.Errorf("FILC2_MSM_VARIANT=%q: want 0 to %d (cuda/filc2_msm.h, filc2_msm_config.variant)", v,
-			C.FILC2_MSM_MAX_VARIANT)
+	if err != nil || n < 0 || n > max {
+		return 0, fmt.Errorf("%s=%q: want 0 to %d (cuda/filc2_msm.h, %s)", name, v, max, field)
 	}
 	return n, nil
 }
@@ -119,16 +124,7 @@ func overlapFromEnv() (bool, error) {
 // msmSortFromEnv reads FILC2_MSM_SORT: the sort of a prover's MSMs (msmConfig.Sort: 1 the
 // atomic counting sort, 2 the binned sort; unset or 0 the engine's default).
 func msmSortFromEnv() (int, error) {
-	v := os.Getenv("FILC2_MSM_SORT")
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > C.FILC2_MSM_MAX_SORT {
-		return 0, fmt.Errorf("FILC2_MSM_SORT=%q: want 0 to %d (cuda/filc2_msm.h, filc2_msm_config.sort)", v,
-			C.FILC2_MSM_MAX_SORT)
-	}
-	return n, nil
+	return intFromEnv("FILC2_MSM_SORT", C.FILC2_MSM_MAX_SORT, "filc2_msm_config.sort")
 }
 
 // setSort sets the sort of the calls made without a config and of reserveScratch.
