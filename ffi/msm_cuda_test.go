@@ -239,12 +239,15 @@ func msmConfigs() []msmConfig {
 		{WindowBits: 16, Chunk: 64, Variant: 4}, {WindowBits: 20, Variant: 2},
 		// the FP64 product (ff/fp64_mul.cuh) in the XYZZ and the batch-affine first levels
 		{Variant: 5}, {Variant: 6}, {WindowBits: 9, Chunk: 1, Variant: 6},
+		// the XYZZ first level with the addition's equal-x case by value
+		{Variant: 7}, {WindowBits: 9, Chunk: 1, Variant: 7},
 		// each sort by name (whichever is the default above): the atomic counting sort, the binned one
 		{Sort: 1}, {WindowBits: 13, MaxGroup: 3, Sort: 1}, {WindowBits: 22, SortKiB: -1, Sort: 1},
 		{Sort: 2}, {WindowBits: 9, Chunk: 1, Sort: 2}, {WindowBits: 13, MaxGroup: 3, Sort: 2}, {WindowBits: 16, Sort: 2},
 		{WindowBits: 22, SortKiB: -1, Sort: 2}}
 	if testing.Short() {
-		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6}, msmConfig{Sort: 1}, msmConfig{Sort: 2})
+		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6}, msmConfig{Variant: 7}, msmConfig{Sort: 1},
+			msmConfig{Sort: 2})
 	}
 	return cfgs
 }
@@ -309,8 +312,8 @@ func TestMSMG1Edges(t *testing.T) {
 	for name, s := range cases {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2},
-			{Variant: 5}, {Variant: 6}, {Sort: 1}, {WindowBits: 5, Chunk: 3, Sort: 1}, {Sort: 2},
-			{WindowBits: 5, Chunk: 3, Sort: 2}} {
+			{Variant: 5}, {Variant: 6}, {Variant: 7}, {WindowBits: 5, Chunk: 3, Variant: 7}, {Sort: 1},
+			{WindowBits: 5, Chunk: 3, Sort: 1}, {Sort: 2}, {WindowBits: 5, Chunk: 3, Sort: 2}} {
 			for _, split := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%+v/split=%v", name, cfg, split), func(t *testing.T) {
 					got, _, err := b.msm(split, s, &cfg)
@@ -349,7 +352,8 @@ func TestMSMG1Repeated(t *testing.T) {
 	} {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2},
-			{WindowBits: 8, Chunk: 2, Variant: 6}, {WindowBits: 8, Chunk: 2, Sort: 1}, {WindowBits: 8, Chunk: 2, Sort: 2}} {
+			{WindowBits: 8, Chunk: 2, Variant: 6}, {WindowBits: 8, Chunk: 2, Variant: 7}, {WindowBits: 8, Chunk: 2, Sort: 1},
+			{WindowBits: 8, Chunk: 2, Sort: 2}} {
 			for _, split := range []bool{false, true} {
 				got, _, err := b.msm(split, s, &cfg)
 				if err != nil {
@@ -890,7 +894,8 @@ func TestMSMBench(t *testing.T) {
 // (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
 // them) with the XYZZ first level: the atomic sort (sort=1, the default before session 13),
 // the binned sort (sort=2), and the binned sort with all windows in one pass (sort_kib −1) and
-// with c = 23.
+// with c = 23; and the first level with the addition's equal-x case by value (variant 7,
+// no local memory in its loop) with each sort.
 // (The batch-affine and FP64 first levels were measured in session 12,
 // cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
 // Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n
@@ -902,9 +907,10 @@ func TestMSMPhases(t *testing.T) {
 	const reps = 3
 	seed := rand.Uint64()
 	variants := map[int][]msmConfig{
-		1<<27 - 1: {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}, {Sort: 2, WindowBits: 23}},
-		1 << 26:   {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}},
-		1 << 24:   {{Sort: 1}, {Sort: 2}},
+		1<<27 - 1: {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}, {Sort: 2, WindowBits: 23}, {Variant: 7, Sort: 1},
+			{Variant: 7, Sort: 2}},
+		1 << 26: {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}, {Variant: 7, Sort: 2}},
+		1 << 24: {{Sort: 1}, {Sort: 2}, {Variant: 7, Sort: 2}},
 	}
 	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)

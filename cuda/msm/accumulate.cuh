@@ -45,8 +45,9 @@ __device__ __forceinline__ void emit_first(size_t t, bool head, bool starting, u
 // (hides the gather latency at the price of one more affine point of registers; G1 only).
 // Threads and MinBlocks set the block size and a register cap (65536/(Threads·MinBlocks)):
 // no shared memory or barriers here, so small blocks only refine the occupancy (G1 at
-// 138 registers: 14 resident warps in blocks of 64, 12 in blocks of 128).
-template <class F, bool Prefetch, unsigned Threads = 128, int MinBlocks = 1>
+// 199 registers: 10 resident warps in blocks of 64). ByValue: madd's equal-x case by value
+// (point.cuh, madd_same_x_value), which keeps the accumulator out of local memory.
+template <class F, bool Prefetch, unsigned Threads = 128, int MinBlocks = 1, bool ByValue = false>
 struct acc0_body {
 	static constexpr unsigned threads = Threads;
 	static constexpr int min_blocks = MinBlocks;
@@ -97,7 +98,7 @@ struct acc0_body {
 					key = cur.key;
 					acc = xyzz::inf();  // madd(∞, p) = p
 				}
-				madd(acc, p);
+				madd<F, ByValue>(acc, p);
 			}
 		} else {
 			for (uint32_t i = i0 + 1; i < i1; ++i) {
@@ -110,7 +111,7 @@ struct acc0_body {
 					key = pr.key;
 					acc = xyzz::inf();  // madd(∞, p) = p
 				}
-				madd(acc, p);
+				madd<F, ByValue>(acc, p);
 			}
 		}
 		emit(t, head, starting, key, acc, buckets, s_keys, s_pts);

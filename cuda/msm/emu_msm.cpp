@@ -317,6 +317,9 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 		ck2.msm("repeated base and scalar", s, cfg);
 		std::vector<fr_t> ones(nb > 64 ? 64 : nb, one);
 		ck2.msm("repeated base, all ones", ones, cfg);
+		cfg.variant = 7;  // the equal-x case (doubling, P + (−P)) by value
+		ck2.msm("repeated base and scalar", s, cfg);
+		ck2.msm("repeated base, all ones", ones, cfg);
 	}
 	if (full) {
 		// Larger: default configuration (several accumulation levels), skewed buckets.

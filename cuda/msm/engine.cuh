@@ -44,11 +44,12 @@ struct msm_config {
 	int window_bits = 0;  // c; 0 chooses from the size
 	int chunk = 0;        // L0, pairs per thread in the first accumulation level; 0 chooses
 	int max_group = 0;    // at most this many windows per pass; 0 = as many as fit
-	int variant = 0;      // first-level kernel: 0 XYZZ, prefetching for G1 (~138 registers, 14 warps/SM),
+	int variant = 0;      // first-level kernel: 0 XYZZ, prefetching for G1 (199 registers, 10 warps/SM),
 	                      // 1 XYZZ, G1 without prefetch capped at 128 registers (16 warps/SM, small spills),
 	                      // 2 batch-affine, 8 sub-streams a lane for G1, 4 for G2 (accumulate_affine.cuh),
 	                      // 3 batch-affine, 16 for G1, 8 for G2, 4 batch-affine, 4 for G1, 2 for G2,
-	                      // 5 and 6: 0 and 2 with the FP64 product (ff/fp64_mul.cuh; G1 only, G2 runs 0 and 2)
+	                      // 5 and 6: 0 and 2 with the FP64 product (ff/fp64_mul.cuh; G1 only, G2 runs 0 and 2),
+	                      // 7: 0 with madd's equal-x case by value (no local memory in the loop; G1 in blocks of 32)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
 	int sort = 0;         // 0 default_sort, 1 the atomic counting sort, 2 the binned sort (sort.cuh)
@@ -69,7 +70,7 @@ constexpr int default_sort = sort_atomic;
 constexpr int default_sort_kib = 24 << 10;
 
 // max_variant: msm_config::variant runs 0 to this.
-constexpr int max_variant = 6;
+constexpr int max_variant = 7;
 
 struct msm_result {
 	int window_bits = 0;
@@ -397,7 +398,7 @@ class engine {
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
-		static_assert(max_variant == 6, "accumulate: a variant without a kernel");
+		static_assert(max_variant == 7, "accumulate: a variant without a kernel");
 		const int base = p.variant == 5 ? 0 : p.variant == 6 ? 2 : p.variant;
 		if constexpr (is_g1) {
 			if (p.variant == 5 || p.variant == 6) {  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh), F's layout
@@ -415,7 +416,7 @@ class engine {
 		levels(p, T0, buckets, tm);
 	}
 
-	// first_level launches the first accumulation level's kernel for variant 0 to 4 over
+	// first_level launches the first accumulation level's kernel for variants 0 to 4 and 7 over
 	// field Fld (F, or F on the FP64 product for variants 0 and 2 only).
 	template <class Fld>
 	void first_level(int variant, size_t T0, const pair_t* pairs, const uint32_t* d_M, uint32_t L0,
@@ -440,11 +441,19 @@ class engine {
 			}
 		}
 		if constexpr (!is_g1) {
-			launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
+			if (variant == 7)
+				launch<acc0_body<F, false, 128, 1, true>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
+			else
+				launch<acc0_body<F, false, 128, 1>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
 		} else {
 			if constexpr (same) {
 				if (variant == 1) {  // without the prefetch, capped at 128 registers
 					launch<acc0_body<F, false, 64, 8>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
+					return;
+				}
+				if (variant == 7) {  // 204 registers: 9 warps an SM in blocks of one warp, 8 in blocks of two
+					launch<acc0_body<F, true, 32, 1, true>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts,
+					                                        lens() + 1);
 					return;
 				}
 			}

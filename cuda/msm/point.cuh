@@ -99,6 +99,19 @@ __device__ FILC2_NOINLINE void madd_same_x(xyzz_t<F>& a, const affine_t<F>& q, b
 	}
 }
 
+// madd_same_x_value is madd_same_x with q and the sum passed by value. An accumulator or
+// point whose address escapes into a call lives in the stack frame: with madd_same_x,
+// ptxas keeps acc0's accumulator and prefetched point in local memory around every
+// addition of its loop (6 STL.128 and 12 LDL.128 an addition, sm_90), for a path taken
+// almost never; by value the loop has none (cuda/NOTES.md, session 14).
+template <class F>
+__device__ FILC2_NOINLINE xyzz_t<F> madd_same_x_value(affine_t<F> q, bool same_y) {
+	if (!same_y) return xyzz_t<F>::inf();
+	xyzz_t<F> a = xyzz_t<F>::from_affine(q);
+	dbl_noinline(a);
+	return a;
+}
+
 template <class F>
 __device__ FILC2_NOINLINE void add_same_x(xyzz_t<F>& a, bool same_y) {
 	if (same_y)
@@ -107,8 +120,9 @@ __device__ FILC2_NOINLINE void add_same_x(xyzz_t<F>& a, bool same_y) {
 		a = xyzz_t<F>::inf();
 }
 
-// madd: a += q for an affine q (infinity allowed on both sides).
-template <class F>
+// madd: a += q for an affine q (infinity allowed on both sides). ByValue: the equal-x
+// case through madd_same_x_value.
+template <class F, bool ByValue = false>
 __device__ __forceinline__ void madd(xyzz_t<F>& a, const affine_t<F>& q) {
 	if (q.is_inf()) return;
 	if (a.is_inf()) {
@@ -118,7 +132,10 @@ __device__ __forceinline__ void madd(xyzz_t<F>& a, const affine_t<F>& q) {
 	const F P = q.x * a.ZZ - a.X;
 	const F R = q.y * a.ZZZ - a.Y;
 	if (P.is_zero()) {
-		madd_same_x(a, q, R.is_zero());
+		if constexpr (ByValue)
+			a = madd_same_x_value(q, R.is_zero());
+		else
+			madd_same_x(a, q, R.is_zero());
 		return;
 	}
 	const F PP = P.sqr();
