@@ -21,9 +21,10 @@
 #               allocations, then a 2KiB run whose device is lost (quarantine, cudaDeviceReset, reload)
 #   c2-32g      filc2 bench c2 at 32GiB, --synthetic: 4 jobs 2 in flight with 2 GPU workers
 #   c2-32g-gw1  the same with 1 GPU worker, 3 jobs 2 in flight
-#   c2-32g-v2, c2-32g-v6
-#               c2-32g with FILC2_MSM_VARIANT=2 (batch-affine) or 6 (batch-affine on the FP64 product): the
-#               section's MSM split against c2-32g's (run that first, on the same machine)
+#   c2-32g-v2, c2-32g-v6, c2-32g-v7
+#               c2-32g with FILC2_MSM_VARIANT=2 (batch-affine), 6 (batch-affine on the FP64 product) or 7 (the XYZZ
+#               first level without local memory): the section's MSM split against c2-32g's (run that first,
+#               on the same machine)
 #   c2-32g-binned, c2-32g-overlap, c2-32g-new
 #               c2-32g with FILC2_MSM_SORT=2 (the binned sort), FILC2_OVERLAP=1 (the L, A and B MSMs beside
 #               the H pipeline), or both: the section against c2-32g's on the same machine
@@ -156,7 +157,7 @@ for s in "$@"; do
 		grep -E 'verified|faults injected' "$out/faults-lost.txt"
 		grep -E 'quarantined|back in service|GPU probe' "$out/faults-lost.err" | head -5
 		;;
-	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6 | c2-32g-binned | c2-32g-overlap | c2-32g-new)
+	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6 | c2-32g-v7 | c2-32g-binned | c2-32g-overlap | c2-32g-new)
 		step "bench c2 32GiB synthetic ($s)"
 		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
 		[ "$s" = c2-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
@@ -165,6 +166,7 @@ for s in "$@"; do
 		case $s in
 		c2-32g-v2) variant=2 ;;
 		c2-32g-v6) variant=6 ;;
+		c2-32g-v7) variant=7 ;;
 		c2-32g-binned) sort=2 ;;
 		c2-32g-overlap) overlap=1 ;;
 		c2-32g-new) sort=2 overlap=1 ;;
