@@ -47,19 +47,25 @@ struct prepare_body {
 	static __device__ void run(size_t i, const fr_t* in, fr_t* out) { out[i] = prepare(in[i]); }
 };
 
+// scalar_keys calls f(key, neg) for every non-zero digit of prepared scalar s in windows
+// [w0, w1): key = (w − w0)·B + |d| − 1, neg whether the base enters negated (the digit's sign
+// against the scalar's).
+template <class Fn>
+__device__ __forceinline__ void scalar_keys(const uint32_t* s, int c, int w0, int w1, Fn&& f) {
+	const uint32_t B = 1u << (c - 1);
+	const uint32_t sign = scalar_sign(s);
+	for (int w = w0; w < w1; ++w) {
+		const int32_t d = booth_digit(s, w, c);
+		if (d != 0)
+			f(static_cast<uint32_t>(w - w0) * B + static_cast<uint32_t>(d < 0 ? -d : d) - 1, (d < 0 ? 1u : 0u) ^ sign);
+	}
+}
+
 struct hist_body {
 	static constexpr unsigned threads = 256;
 	static __device__ void run(size_t i, const fr_t* __restrict__ prepared, int c, int w0, int w1,
 	                           uint32_t* counts) {
-		const uint32_t* s = prepared[i].l;
-		const uint32_t B = 1u << (c - 1);
-		for (int w = w0; w < w1; ++w) {
-			const int32_t d = booth_digit(s, w, c);
-			if (d != 0) {
-				const uint32_t key = static_cast<uint32_t>(w - w0) * B + static_cast<uint32_t>(d < 0 ? -d : d) - 1;
-				agg_add(counts, key);
-			}
-		}
+		scalar_keys(prepared[i].l, c, w0, w1, [&](uint32_t key, uint32_t) { agg_add(counts, key); });
 	}
 };
 
@@ -68,19 +74,9 @@ struct scatter_body {
 	static constexpr unsigned threads = 256;
 	static __device__ void run(size_t i, const fr_t* __restrict__ prepared, const uint32_t* __restrict__ idx, int c,
 	                           int w0, int w1, uint32_t* starts, pair_t* __restrict__ pairs) {
-		const uint32_t* s = prepared[i].l;
-		const uint32_t B = 1u << (c - 1);
-		const uint32_t sign = scalar_sign(s);
 		const uint32_t base = idx ? idx[i] : static_cast<uint32_t>(i);
-		for (int w = w0; w < w1; ++w) {
-			const int32_t d = booth_digit(s, w, c);
-			if (d != 0) {
-				const uint32_t key = static_cast<uint32_t>(w - w0) * B + static_cast<uint32_t>(d < 0 ? -d : d) - 1;
-				const uint32_t pos = agg_add(starts, key);
-				const uint32_t neg = (d < 0 ? 1u : 0u) ^ sign;
-				pairs[pos] = pair_t{key, base | (neg << 31)};
-			}
-		}
+		scalar_keys(prepared[i].l, c, w0, w1,
+		            [&](uint32_t key, uint32_t neg) { pairs[agg_add(starts, key)] = pair_t{key, base | (neg << 31)}; });
 	}
 };
 
@@ -112,21 +108,24 @@ inline int bin_bits(size_t K) {
 template <unsigned T, unsigned per_thread, class Fn>
 __device__ __forceinline__ void tile_keys(size_t b, unsigned tid, const fr_t* __restrict__ prepared, size_t n, int c,
                                           int w0, int w1, Fn&& f) {
-	const uint32_t B = 1u << (c - 1);
 	const size_t i0 = b * (size_t(T) * per_thread);
 	for (unsigned j = 0; j < per_thread; ++j) {
 		const size_t i = i0 + size_t(j) * T + tid;
 		if (i >= n) return;
-		const uint32_t* s = prepared[i].l;
-		const uint32_t sign = scalar_sign(s);
-		for (int w = w0; w < w1; ++w) {
-			const int32_t d = booth_digit(s, w, c);
-			if (d != 0) {
-				const uint32_t key = static_cast<uint32_t>(w - w0) * B + static_cast<uint32_t>(d < 0 ? -d : d) - 1;
-				f(key, i, (d < 0 ? 1u : 0u) ^ sign);
-			}
-		}
+		scalar_keys(prepared[i].l, c, w0, w1, [&](uint32_t key, uint32_t neg) { f(key, i, neg); });
 	}
+}
+
+// count_tile: phases 0 and 1 of both bin bodies: sh[k] = the keys of bin k in block b's tile.
+template <unsigned T, unsigned per_thread>
+__device__ __forceinline__ void count_tile(int k, size_t b, unsigned tid, uint32_t* sh,
+                                           const fr_t* __restrict__ prepared, size_t n, int c, int w0, int w1, int fb,
+                                           uint32_t nbins) {
+	if (k == 0)
+		for (uint32_t j = tid; j < nbins; j += T) sh[j] = 0;
+	else
+		tile_keys<T, per_thread>(b, tid, prepared, n, c, w0, w1,
+		                         [&](uint32_t key, size_t, uint32_t) { atomic_add(&sh[key >> fb], 1); });
 }
 
 // bin_count_body: bins[k] += the keys of bin k in block b's tile (bins zeroed before).
@@ -136,11 +135,8 @@ struct bin_count_body {
 	static constexpr int phases = 3;
 	static __device__ void phase(int k, size_t b, unsigned tid, uint32_t* sh, const fr_t* __restrict__ prepared,
 	                             size_t n, int c, int w0, int w1, int fb, uint32_t nbins, uint32_t* bins) {
-		if (k == 0) {
-			for (uint32_t j = tid; j < nbins; j += threads) sh[j] = 0;
-		} else if (k == 1) {
-			tile_keys<threads, per_thread>(b, tid, prepared, n, c, w0, w1,
-			                               [&](uint32_t key, size_t, uint32_t) { atomic_add(&sh[key >> fb], 1); });
+		if (k < 2) {
+			count_tile<threads, per_thread>(k, b, tid, sh, prepared, n, c, w0, w1, fb, nbins);
 		} else {
 			for (uint32_t j = tid; j < nbins; j += threads) {
 				const uint32_t v = sh[j];
@@ -158,11 +154,8 @@ struct bin_scatter_body {
 	static __device__ void phase(int k, size_t b, unsigned tid, uint32_t* sh, const fr_t* __restrict__ prepared,
 	                             const uint32_t* __restrict__ idx, size_t n, int c, int w0, int w1, int fb,
 	                             uint32_t nbins, uint32_t* starts, pair_t* __restrict__ out) {
-		if (k == 0) {
-			for (uint32_t j = tid; j < nbins; j += threads) sh[j] = 0;
-		} else if (k == 1) {
-			tile_keys<threads, per_thread>(b, tid, prepared, n, c, w0, w1,
-			                               [&](uint32_t key, size_t, uint32_t) { atomic_add(&sh[key >> fb], 1); });
+		if (k < 2) {
+			count_tile<threads, per_thread>(k, b, tid, sh, prepared, n, c, w0, w1, fb, nbins);
 		} else if (k == 2) {
 			for (uint32_t j = tid; j < nbins; j += threads) {
 				const uint32_t v = sh[j];
