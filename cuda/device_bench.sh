@@ -9,9 +9,11 @@
 #   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
 #   phases      TestMSMPhases: the H MSM (2^27 − 1), 2^26 and 2^24 split into phases, with variants
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
-#   sort        the binned sort and the section overlap (issue 17): the MSM GPU tests (both sorts against
-#               gnark) and the prover's (2KiB proofs equal to the CPU's, the overlap on and off, a failed
-#               section), then TestMSMPhases (the binned sort against the atomic one at 2^27 − 1, 2^26, 2^24)
+#   sort        the binned sort, the section overlap, variants 7 and 8 (issue 17): the MSM GPU tests (both
+#               sorts and every variant against gnark) and the prover's (2KiB proofs equal to the CPU's, the
+#               overlap on and off, a failed section), TestMulThroughput (Fp2's product reduced twice and three
+#               times), then TestMSMPhases (the binned sort against the atomic one at 2^27 − 1, 2^26, 2^24;
+#               variant 7 against 0; G2 at 2^24 and 2^22, variant 8 against 0)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
@@ -113,8 +115,13 @@ for s in "$@"; do
 			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"
 		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/sort-tests.log" | head -20
+		step "sort: TestMulThroughput (Fp2: the product reduced twice and three times)"
+		(cd ffi && timeout 120 "$root/build/ffi.test" -test.run '^TestMulThroughput$' -test.count=1 -test.v \
+			>"$out/sort-throughput.log" 2>&1)
+		echo "exit $?"
+		grep -E '^THROUGHPUT (fld|Fp2|Fp +mul )' "$out/sort-throughput.log"
 		step "sort: TestMSMPhases"
-		(cd ffi && FILC2_BENCH=1 timeout 280 "$root/build/ffi.test" -test.run '^TestMSMPhases$' -test.count=1 -test.v \
+		(cd ffi && FILC2_BENCH=1 timeout 330 "$root/build/ffi.test" -test.run '^TestMSMPhases$' -test.count=1 -test.v \
 			>"$out/sort-phases.log" 2>&1)
 		echo "exit $?"
 		grep -E '^BENCH|--- FAIL|panic' "$out/sort-phases.log"

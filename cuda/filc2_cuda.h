@@ -115,8 +115,8 @@ filc2_status filc2_device_probe(int32_t device, int32_t reset);
  * kernel over n random reduced elements generated on the device, by device events;
  * ms[i] is launch i in milliseconds.
  * field: 0 = Fr, 1 = Fp, 2 = Fp2.
- * op: 0 = mont_t's product, 1 = the same CIOS coded with separate lo/hi chains (Fr, Fp
- * only; for comparison), 2 = squaring, 3 = the Fermat inversion (x⁻¹ + b[i]), 4 = the
+ * op: 0 = the product, 1 = the product coded otherwise, for comparison (Fr, Fp: the same
+ * CIOS with separate lo/hi chains; Fp2: Karatsuba reduced three times, not twice), 2 = squaring, 3 = the Fermat inversion (x⁻¹ + b[i]), 4 = the
  * variable-time inversion (ff/inverse.cuh) with every lane of a warp inverting lane 0's value,
  * 5 = the product with its limb products on the FP64 pipe (ff/fp64_mul.cuh; Fr, Fp only).
  * chain = 0: out[i] = a[i]·b[i] (1 operation and 3 elements of traffic per element).

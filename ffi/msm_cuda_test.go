@@ -572,7 +572,7 @@ func TestMSMG2(t *testing.T) {
 			}
 			for name, s := range inputs {
 				want := refMSMG2(t, p, s)
-				cfgs := []msmConfig{{}, {Variant: 2}}
+				cfgs := []msmConfig{{}, {Variant: 2}, {Variant: 8}}
 				if name == "edges" {
 					cfgs = append(cfgs, msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4}, msmConfig{WindowBits: 6},
 						msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4, Variant: 3}, msmConfig{WindowBits: 6, Variant: 4})
@@ -617,7 +617,7 @@ func TestMSMG2Repeated(t *testing.T) {
 	for name, s := range map[string][]fr.Element{"random": randomFr(700), "one": slices.Repeat(randomFr(1), 700)} {
 		want := refMSMG2(t, p, s)
 		for _, split := range []bool{false, true} {
-			for _, variant := range []int{0, 2, -1, -2} {
+			for _, variant := range []int{0, 2, 8, -1, -2} {
 				cfg := msmConfig{WindowBits: 8, Chunk: 3, Variant: variant}
 				if variant < 0 {
 					cfg = msmConfig{WindowBits: 8, Chunk: 3, Sort: -variant}
@@ -864,7 +864,7 @@ func TestMSMBench(t *testing.T) {
 				}
 				fmt.Printf("BENCH msm g2 k=%d c=%d ms=%.3f\n", k, c, med(ms))
 			}
-			for _, v := range []int{2, 3, 4} {
+			for _, v := range []int{2, 3, 4, 8} {
 				ms, _, err := b.bench(benchMSM, n, seed, &msmConfig{Variant: v}, reps, wp)
 				if err != nil {
 					t.Fatal(err)
@@ -895,7 +895,8 @@ func TestMSMBench(t *testing.T) {
 // them) with the XYZZ first level: the atomic sort (sort=1, the default before session 13),
 // the binned sort (sort=2), and the binned sort with all windows in one pass (sort_kib −1) and
 // with c = 23; and the first level with the addition's equal-x case by value (variant 7,
-// no local memory in its loop) with each sort.
+// no local memory in its loop) with each sort; then G2 at 2^24 and 2^22 with the Fp2 product
+// reduced twice (the default) and three times (variant 8).
 // (The batch-affine and FP64 first levels were measured in session 12,
 // cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
 // Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n
@@ -932,6 +933,32 @@ func TestMSMPhases(t *testing.T) {
 			}
 			acc0 := float64(ph[2]) / reps / 1e3
 			line += fmt.Sprintf(" acc0_Gmadd_s=%.2f", float64(n)*float64(info.Windows)/acc0/1e9)
+			fmt.Println(line)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// G2 at 2^24 and 2^22: the Fp2 product reduced twice (variant 0) and three times (8).
+	for _, n := range []int{1 << 24, 1 << 22} {
+		b, err := GenerateG2(0, n, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w [maxWindows]bls.G2Jac
+		wp := unsafe.Pointer(&w[0])
+		for _, cfg := range []msmConfig{{Sort: 1}, {Variant: 8, Sort: 1}, {Sort: 2}} {
+			ms, ph, info, err := b.benchPhases(benchMSM, n, seed, &cfg, reps, wp)
+			if err != nil {
+				t.Fatalf("G2 n=%d %+v: %v", n, cfg, err)
+			}
+			slices.Sort(ms)
+			line := fmt.Sprintf("BENCH msm-phases g2 n=%d variant=%d sort=%d c=%d windows=%d ms=%.1f", n, cfg.Variant,
+				cfg.Sort, info.WindowBits, info.Windows, ms[reps/2])
+			for i, name := range msmPhaseNames {
+				line += fmt.Sprintf(" %s=%.1f", name, ph[i]/reps)
+			}
+			line += fmt.Sprintf(" acc0_Gmadd_s=%.3f", float64(n)*float64(info.Windows)/(float64(ph[2])/reps/1e3)/1e9)
 			fmt.Println(line)
 		}
 		if err := b.Close(); err != nil {

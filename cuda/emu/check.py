@@ -135,6 +135,11 @@ def main():
         if i % 5 == 0 or i < len(fp2_edge):
             cases.append(("fp2 inv %x %x" % a, "%x %x" % (Fp2.inv(a) if a != (0, 0) else (0, 0))))
         cases.append(("fp2 vinv %x %x" % a, "%x %x" % (Fp2.inv(a) if a != (0, 0) else (0, 0))))
+    # every pair of edge values (the product's lazy reduction: a0·b0 − a1·b1 of either sign, the
+    # largest cross terms)
+    for a in fp2_edge:
+        for b in fp2_edge:
+            cases.append(("fp2 mul %x %x %x %x" % (a + b), "%x %x" % Fp2.mul(a, b)))
 
     for g, F, gen in (("g1", Fp1, G1), ("g2", Fp2, G2)):
         pts = [ec_mul(F, rnd.randrange(1, R), gen) for _ in range(12 if g == "g1" else 6)]

@@ -238,8 +238,8 @@ __device__ __forceinline__ mont_t<P> inverse_vartime(const mont_t<P>& x) {
 	return mont_t<P>::from_canonical(mont_t<P>::from_canonical(y));
 }
 
-template <class F>
-__device__ __forceinline__ ext2_t<F> inverse_vartime(const ext2_t<F>& a) {
+template <class F, bool Lazy>
+__device__ __forceinline__ ext2_t<F, Lazy> inverse_vartime(const ext2_t<F, Lazy>& a) {
 	const F t = inverse_vartime(a.c0.sqr() + a.c1.sqr());
 	return {a.c0 * t, -(a.c1 * t)};
 }

@@ -32,7 +32,18 @@ __global__ void random_kernel(F* out, size_t n, uint64_t seed) {
 	}
 }
 
-// The operations a probe can repeat: mont_t's product, the lo/hi-chain product, a square,
+// alt_mul: the product's other coding — the lo/hi chains for a prime field, the Karatsuba
+// with three reductions (mul_eager) for Fp2.
+template <class P>
+__device__ __forceinline__ mont_t<P> alt_mul(const mont_t<P>& x, const mont_t<P>& y) {
+	return mul_lohi(x, y);
+}
+template <class F, bool Lazy>
+__device__ __forceinline__ ext2_t<F, Lazy> alt_mul(const ext2_t<F, Lazy>& x, const ext2_t<F, Lazy>& y) {
+	return ext2_t<F, Lazy>::mul_eager(x, y);
+}
+
+// The operations a probe can repeat: mont_t's product, the other coding (alt_mul), a square,
 // the Fermat inversion, and inverse_vartime with every lane of a warp inverting one value
 // (as the batch-affine MSM does: one inversion per warp, no divergence), and the product with
 // its limb products on the FP64 pipe (ff/fp64_mul.cuh; Fr and Fp).
@@ -48,7 +59,7 @@ enum bench_op {
 template <int OP, class F>
 __device__ __forceinline__ F bench_step(const F& x, const F& m) {
 	if constexpr (OP == BENCH_MUL) return x * m;
-	if constexpr (OP == BENCH_MUL_LOHI) return mul_lohi(x, m);
+	if constexpr (OP == BENCH_MUL_LOHI) return alt_mul(x, m);
 	if constexpr (OP == BENCH_SQR) return x.sqr();
 	if constexpr (OP == BENCH_INV) return x.inverse() + m;
 	if constexpr (OP == BENCH_INV_VARTIME) return inverse_vartime(x) + m;

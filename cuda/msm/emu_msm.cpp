@@ -182,10 +182,12 @@ struct checker {
 	void msm(const std::string& what, const std::vector<fr_t>& s, msm_config cfg = {}, bool split_too = true) {
 		std::vector<jac_t<F>> out(max_windows);
 		const affine_t<F> want = naive(bases, s);
-		// Every sum also with the batch-affine first level (variant 2) and with it on the FP64 product
-		// (variant 6) unless a variant is asked for.
-		for (int variant : {cfg.variant, 2, 6}) {
+		// Every sum also with the batch-affine first level (variant 2), with it on the FP64 product
+		// (variant 6) and, for G2, with the Fp2 product reduced three times (8) unless a variant is
+		// asked for.
+		for (int variant : {cfg.variant, 2, 6, 8}) {
 			if (variant != cfg.variant && cfg.variant != 0) break;
+			if (variant == 8 && cfg.variant != 8 && sizeof(F) == sizeof(fp_t)) continue;
 			msm_config c = cfg;
 			c.variant = variant;
 			const std::string v = " variant " + std::to_string(variant);
@@ -317,9 +319,11 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 		ck2.msm("repeated base and scalar", s, cfg);
 		std::vector<fr_t> ones(nb > 64 ? 64 : nb, one);
 		ck2.msm("repeated base, all ones", ones, cfg);
-		cfg.variant = 7;  // the equal-x case (doubling, P + (−P)) by value
-		ck2.msm("repeated base and scalar", s, cfg);
-		ck2.msm("repeated base, all ones", ones, cfg);
+		for (int v : {7, 8}) {  // the equal-x case (doubling, P + (−P)) by value; the eager Fp2 product
+			cfg.variant = v;
+			ck2.msm("repeated base and scalar", s, cfg);
+			ck2.msm("repeated base, all ones", ones, cfg);
+		}
 	}
 	if (full) {
 		// Larger: default configuration (several accumulation levels), skewed buckets.

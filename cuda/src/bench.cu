@@ -23,10 +23,10 @@ void launch(unsigned threads, F* out, const F* a, const F* b, uint64_t n, int32_
 }
 
 // Base is the prime field whose random elements fill F's buffers (F = Base, or Fp2 over Base).
-template <class F, class Base, bool HasLohi>
+template <class F, class Base, bool HasFP64>
 void run_bench(int32_t device, int32_t op, int32_t chain, uint64_t n, int32_t reps, float* ms) {
 	if (n == 0 || reps <= 0 || chain < 0 || !ms) throw_invalid("bench needs n > 0, reps > 0, chain >= 0 and ms");
-	if (op < BENCH_MUL || op > BENCH_MUL_FP64 || ((op == BENCH_MUL_LOHI || op == BENCH_MUL_FP64) && !HasLohi))
+	if (op < BENCH_MUL || op > BENCH_MUL_FP64 || (op == BENCH_MUL_FP64 && !HasFP64))
 		throw_invalid("unknown bench op");
 	use_device(device);
 	dev_buffer<F> a(n), b(n), out(n);
@@ -51,10 +51,10 @@ void run_bench(int32_t device, int32_t op, int32_t chain, uint64_t n, int32_t re
 			launch<F, BENCH_INV_VARTIME>(threads, out.get(), a.get(), b.get(), n, chain);
 			break;
 		case BENCH_MUL_FP64:
-			if constexpr (HasLohi) launch<F, BENCH_MUL_FP64>(threads, out.get(), a.get(), b.get(), n, chain);
+			if constexpr (HasFP64) launch<F, BENCH_MUL_FP64>(threads, out.get(), a.get(), b.get(), n, chain);
 			break;
 		default:
-			if constexpr (HasLohi) launch<F, BENCH_MUL_LOHI>(threads, out.get(), a.get(), b.get(), n, chain);
+			launch<F, BENCH_MUL_LOHI>(threads, out.get(), a.get(), b.get(), n, chain);
 		}
 	};
 	run();  // warm-up: module load, clocks
