@@ -9,11 +9,11 @@
 #   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
 #   phases      TestMSMPhases: the H MSM (2^27 − 1), 2^26 and 2^24 split into phases, with variants
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
-#   sort        the binned sort, the section overlap, variants 7 and 8 (issue 17): the MSM GPU tests (both
-#               sorts and every variant against gnark) and the prover's (2KiB proofs equal to the CPU's, the
-#               overlap on and off, a failed section), TestMulThroughput (Fp2's product reduced twice and three
-#               times), then TestMSMPhases (the binned sort against the atomic one at 2^27 − 1, 2^26, 2^24;
-#               variant 7 against 0; G2 at 2^24 and 2^22, variant 8 against 0)
+#   sort        the binned sort, the section overlap, variants 7–9 (issue 17): the MSM GPU tests (both sorts
+#               and every variant against gnark) and the prover's (2KiB proofs equal to the CPU's, the overlap
+#               on and off, a failed section), TestMulThroughput (Fp2's product reduced three times and twice,
+#               the Karatsuba Fp and Fr products), then TestMSMPhases (the binned sort against the atomic one
+#               at 2^27 − 1, 2^26, 2^24; variants 7 and 9 against 0; G2 at 2^24 and 2^22, variant 8 against 0)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
@@ -25,7 +25,7 @@
 #   c2-32g-gw1  the same with 1 GPU worker, 3 jobs 2 in flight
 #   c2-32g-v2, c2-32g-v6, c2-32g-v7
 #               c2-32g with FILC2_MSM_VARIANT=2 (batch-affine), 6 (batch-affine on the FP64 product) or 7 (the XYZZ
-#               first level without local memory): the section's MSM split against c2-32g's (run that first,
+#               first level as before session 14): the section's MSM split against c2-32g's (run that first,
 #               on the same machine)
 #   c2-32g-binned, c2-32g-overlap, c2-32g-new
 #               c2-32g with FILC2_MSM_SORT=2 (the binned sort), FILC2_OVERLAP=1 (the L, A and B MSMs beside
@@ -58,6 +58,10 @@
 # ./filc2 with four architectures' kernels and the tree pass the device tool's 64 MiB only
 # compressed: carry build/carry/filc2.gz (gzip -1 -c filc2 >build/carry/filc2.gz) and start the
 # command with gunzip -c build/carry/filc2.gz >filc2 && chmod +x filc2.
+#
+# Each step bounds its own commands with timeout; do not wrap a step in a shorter outer timeout:
+# that kills the script but not the running filc2, which then holds the GPU's memory and makes
+# the next step fail (session 14).
 #
 # Full logs go to $OUT (or /tmp/filc2-bench); the reply carries the summary lines.
 set -uo pipefail
@@ -115,11 +119,11 @@ for s in "$@"; do
 			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"
 		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/sort-tests.log" | head -20
-		step "sort: TestMulThroughput (Fp2: the product reduced twice and three times)"
+		step "sort: TestMulThroughput (Fp2 reduced three times and twice; Karatsuba Fr and Fp)"
 		(cd ffi && timeout 120 "$root/build/ffi.test" -test.run '^TestMulThroughput$' -test.count=1 -test.v \
 			>"$out/sort-throughput.log" 2>&1)
 		echo "exit $?"
-		grep -E '^THROUGHPUT (fld|Fp2|Fp +mul )' "$out/sort-throughput.log"
+		grep -E '^THROUGHPUT (fld|Fp2|F[rp] +mul(-kara)? )' "$out/sort-throughput.log"
 		step "sort: TestMSMPhases"
 		(cd ffi && FILC2_BENCH=1 timeout 330 "$root/build/ffi.test" -test.run '^TestMSMPhases$' -test.count=1 -test.v \
 			>"$out/sort-phases.log" 2>&1)

@@ -239,15 +239,15 @@ func msmConfigs() []msmConfig {
 		{WindowBits: 16, Chunk: 64, Variant: 4}, {WindowBits: 20, Variant: 2},
 		// the FP64 product (ff/fp64_mul.cuh) in the XYZZ and the batch-affine first levels
 		{Variant: 5}, {Variant: 6}, {WindowBits: 9, Chunk: 1, Variant: 6},
-		// the XYZZ first level with the addition's equal-x case by value
-		{Variant: 7}, {WindowBits: 9, Chunk: 1, Variant: 7},
+		// the XYZZ first level with the addition's equal-x case by value, on the Karatsuba product
+		{Variant: 7}, {WindowBits: 9, Chunk: 1, Variant: 7}, {Variant: 9}, {WindowBits: 9, Chunk: 1, Variant: 9},
 		// each sort by name (whichever is the default above): the atomic counting sort, the binned one
 		{Sort: 1}, {WindowBits: 13, MaxGroup: 3, Sort: 1}, {WindowBits: 22, SortKiB: -1, Sort: 1},
 		{Sort: 2}, {WindowBits: 9, Chunk: 1, Sort: 2}, {WindowBits: 13, MaxGroup: 3, Sort: 2}, {WindowBits: 16, Sort: 2},
 		{WindowBits: 22, SortKiB: -1, Sort: 2}}
 	if testing.Short() {
-		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6}, msmConfig{Variant: 7}, msmConfig{Sort: 1},
-			msmConfig{Sort: 2})
+		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6}, msmConfig{Variant: 7}, msmConfig{Variant: 9},
+			msmConfig{Sort: 1}, msmConfig{Sort: 2})
 	}
 	return cfgs
 }
@@ -312,7 +312,7 @@ func TestMSMG1Edges(t *testing.T) {
 	for name, s := range cases {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2},
-			{Variant: 5}, {Variant: 6}, {Variant: 7}, {WindowBits: 5, Chunk: 3, Variant: 7}, {Sort: 1},
+			{Variant: 5}, {Variant: 6}, {Variant: 7}, {WindowBits: 5, Chunk: 3, Variant: 7}, {Variant: 9}, {Sort: 1},
 			{WindowBits: 5, Chunk: 3, Sort: 1}, {Sort: 2}, {WindowBits: 5, Chunk: 3, Sort: 2}} {
 			for _, split := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%+v/split=%v", name, cfg, split), func(t *testing.T) {
@@ -352,7 +352,8 @@ func TestMSMG1Repeated(t *testing.T) {
 	} {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2},
-			{WindowBits: 8, Chunk: 2, Variant: 6}, {WindowBits: 8, Chunk: 2, Variant: 7}, {WindowBits: 8, Chunk: 2, Sort: 1},
+			{WindowBits: 8, Chunk: 2, Variant: 6}, {WindowBits: 8, Chunk: 2, Variant: 7}, {WindowBits: 8, Chunk: 2, Variant: 9},
+			{WindowBits: 8, Chunk: 2, Sort: 1},
 			{WindowBits: 8, Chunk: 2, Sort: 2}} {
 			for _, split := range []bool{false, true} {
 				got, _, err := b.msm(split, s, &cfg)
@@ -895,8 +896,9 @@ func TestMSMBench(t *testing.T) {
 // them) with the XYZZ first level: the atomic sort (sort=1, the default before session 13),
 // the binned sort (sort=2), and the binned sort with all windows in one pass (sort_kib −1) and
 // with c = 23; and the first level with the addition's equal-x case by value (variant 7,
-// no local memory in its loop) with each sort; then G2 at 2^24 and 2^22 with the Fp2 product
-// reduced twice (the default) and three times (variant 8).
+// no local memory in its loop; the default since session 14) against it by reference (variant 7),
+// and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 with the Fp2 product
+// reduced three times (the default) and twice (variant 8).
 // (The batch-affine and FP64 first levels were measured in session 12,
 // cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
 // Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n
@@ -909,7 +911,7 @@ func TestMSMPhases(t *testing.T) {
 	seed := rand.Uint64()
 	variants := map[int][]msmConfig{
 		1<<27 - 1: {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}, {Sort: 2, WindowBits: 23}, {Variant: 7, Sort: 1},
-			{Variant: 7, Sort: 2}},
+			{Variant: 7, Sort: 2}, {Variant: 9, Sort: 1}},
 		1 << 26: {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}, {Variant: 7, Sort: 2}},
 		1 << 24: {{Sort: 1}, {Sort: 2}, {Variant: 7, Sort: 2}},
 	}
@@ -939,7 +941,7 @@ func TestMSMPhases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// G2 at 2^24 and 2^22: the Fp2 product reduced twice (variant 0) and three times (8).
+	// G2 at 2^24 and 2^22: the Fp2 product reduced three times (variant 0) and twice (8).
 	for _, n := range []int{1 << 24, 1 << 22} {
 		b, err := GenerateG2(0, n, seed)
 		if err != nil {

@@ -4,8 +4,8 @@
 // result, canonical, in hex. Values enter through from_canonical and leave through
 // to_canonical, so those are exercised by every line. Points are "x y" (Fp) or
 // "x0 x1 y0 y1" (Fp2) with all-zero coordinates for infinity.
-//   fr|fp  mul|add|sub|sqr|inv|vinv|neg|wide|lohi|f64 a [b]  (vinv: inverse_vartime; wide: redc_wide(mul_wide(a, b));
-//                                                          lohi: mul_lohi; f64: mul_fp64)
+//   fr|fp  mul|add|sub|sqr|inv|vinv|neg|wide|lohi|f64|kara|ksqr a [b]  (vinv: inverse_vartime;
+//          wide: redc_wide(mul_wide(a, b)); lohi: mul_lohi; f64: mul_fp64; kara, ksqr: mul_kara, sqr_kara)
 //   fp2    mul|add|sub|sqr|inv|vinv a0 a1 [b0 b1]
 //   g1|g2  add|madd|dbl|neg|jac P [Q]               (jac: 2P through to_jacobian, as X Y Z)
 //   g1|g2  smul k P                                 (k canonical, double-and-add)
@@ -21,6 +21,7 @@
 #include "../ec/bls12_381.cuh"
 #include "../ff/fp64_mul.cuh"
 #include "../ff/inverse.cuh"
+#include "../ff/karatsuba.cuh"
 #include "../kernels/mul_variants.cuh"
 
 using namespace filc2;
@@ -80,6 +81,7 @@ template <class F>
 void field_line(const std::string& op, std::istream& is) {
 	const F a = in<F>(is);
 	if (op == "sqr") return void(std::cout << out(a.sqr()) << "\n");
+	if (op == "ksqr") return void(std::cout << out(sqr_kara(a)) << "\n");
 	if (op == "inv") return void(std::cout << out(a.inverse()) << "\n");
 	if (op == "vinv") return void(std::cout << out(inverse_vartime(a)) << "\n");
 	if (op == "neg") return void(std::cout << out(-a) << "\n");
@@ -89,6 +91,7 @@ void field_line(const std::string& op, std::istream& is) {
 	if (op == "sub") return void(std::cout << out(a - b) << "\n");
 	if (op == "lohi") return void(std::cout << out(mul_lohi(a, b)) << "\n");
 	if (op == "f64") return void(std::cout << out(mul_fp64(a, b)) << "\n");
+	if (op == "kara") return void(std::cout << out(mul_kara(a, b)) << "\n");
 	if (op == "wide") {
 		uint32_t s[2 * F::limbs];
 		F::mul_wide(s, a.l, b.l);
@@ -105,9 +108,9 @@ void fp2_line(const std::string& op, std::istream& is) {
 	if (op == "inv") return void(std::cout << fp2_io::out(a.inverse()) << "\n");
 	if (op == "vinv") return void(std::cout << fp2_io::out(inverse_vartime(a)) << "\n");
 	const fp2_t b = fp2_io::in(is);
-	if (op == "mul") {  // the lazy product, and the eager one must agree with it
+	if (op == "mul") {  // the eager product, and the lazy one must agree with it
 		const fp2_t r = a * b;
-		if (r != fp2_t::mul_eager(a, b)) return void(std::cout << "eager product differs\n");
+		if (r != fp2_t::mul_lazy(a, b)) return void(std::cout << "lazy product differs\n");
 		return void(std::cout << fp2_io::out(r) << "\n");
 	}
 	if (op == "add") return void(std::cout << fp2_io::out(a + b) << "\n");

@@ -112,12 +112,26 @@ def main():
             cases.append(("%s wide %x %x" % (kind, a, b), h(a * b % m)))
             cases.append(("%s lohi %x %x" % (kind, a, b), h(a * b % m)))
             cases.append(("%s f64 %x %x" % (kind, a, b), h(a * b % m)))
+            cases.append(("%s kara %x %x" % (kind, a, b), h(a * b % m)))
+            cases.append(("%s ksqr %x" % (kind, a), h(a * a % m)))
             cases.append(("%s add %x %x" % (kind, a, b), h((a + b) % m)))
             cases.append(("%s sub %x %x" % (kind, a, b), h((a - b) % m)))
             cases.append(("%s sqr %x" % (kind, a), h(a * a % m)))
             cases.append(("%s neg %x" % (kind, a), h(-a % m)))
             if i % 10 == 0 or i < len(edge):
                 cases.append(("%s inv %x" % (kind, a), h(pow(a, m - 2, m))))
+        # Karatsuba: every pair of values whose Montgomery limbs (x·R mod m, what the product
+        # sees) make the halves' differences zero, extreme or of either sign.
+        rbits = 256 if m < (1 << 256) else 384
+        half = 1 << (rbits // 2)
+        rinv = pow(1 << rbits, -1, m)
+        mont_edge = [0, 1, m - 1, m - 2, half - 1, half, half + 1, (half - 1) * half, m - half, m - 1 - (m % half),
+                     (m // half) * half + (m // half) % half, rnd.randrange(m) % half * (half + 1) % m]
+        kvals = [v * rinv % m for v in mont_edge if v < m]
+        for a in kvals:
+            cases.append(("%s ksqr %x" % (kind, a), h(a * a % m)))
+            for b in kvals:
+                cases.append(("%s kara %x %x" % (kind, a, b), h(a * b % m)))
             cases.append(("%s vinv %x" % (kind, a), h(pow(a, m - 2, m))))
 
     field_cases("fr", R)

@@ -9,9 +9,11 @@
 
 namespace filc2 {
 
-// Lazy (default): the product reduces twice (below); false: three times, the textbook
-// Karatsuba — kept for measuring one against the other (the MSM's variant 8, bench op 6).
-template <class F, bool Lazy = true>
+// Lazy: the product reduces twice (below); false (the default): three times, the textbook
+// Karatsuba. Lazy does 14 % fewer wide products but measured 2.7 % slower in G2's first
+// accumulation level (H100, cuda/NOTES.md session 14: ptxas parks its interleaved carry
+// chains in registers); kept for measurement (the MSM's variant 8, bench op 1).
+template <class F, bool Lazy = false>
 struct alignas(16) ext2_t {
 	F c0, c1;
 
@@ -43,7 +45,7 @@ struct alignas(16) ext2_t {
 
 	// Karatsuba: three base multiplications.
 	//   (a0 + a1·u)(b0 + b1·u) = (a0·b0 − a1·b1) + ((a0 + a1)(b0 + b1) − a0·b0 − a1·b1)·u
-	// The products are kept wide (2N limbs) and reduced twice instead of three times:
+	// Lazy: the products are kept wide (2N limbs) and reduced twice instead of three times:
 	// c0 = REDC(a0·b0 − a1·b1, plus MOD·R when negative), c1 = REDC((a0 + a1)(b0 + b1) −
 	// a0·b0 − a1·b1) with the sums unreduced. With MOD < R/2 (mont_t's requirement) the
 	// sums fit N limbs, the cross term a0·b1 + a1·b0 < 2·MOD² < MOD·R, and c0's input lies
@@ -127,12 +129,12 @@ struct alignas(16) ext2_t {
 	}
 };
 
-// eager_of<E>::type is E with the eager product (same layout).
+// lazy_of<E>::type is E with the lazy product (same layout).
 template <class E>
-struct eager_of;
+struct lazy_of;
 template <class F, bool Lazy>
-struct eager_of<ext2_t<F, Lazy>> {
-	using type = ext2_t<F, false>;
+struct lazy_of<ext2_t<F, Lazy>> {
+	using type = ext2_t<F, true>;
 };
 
 }  // namespace filc2

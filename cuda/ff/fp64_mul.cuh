@@ -33,6 +33,7 @@
 #endif
 
 #include "mont.cuh"
+#include "product_field.cuh"
 
 namespace filc2 {
 namespace fp64 {
@@ -150,39 +151,17 @@ __device__ __forceinline__ mont_t<P> mul_fp64(const mont_t<P>& x, const mont_t<P
 
 namespace filc2 {
 
-// fp64_field<F> is F (a mont_t) with its product and square on the FP64 pipe
-// (mul_fp64): the same layout, every other operation F's, so arrays of F points are
-// arrays of fp64_field<F> points. The MSM's kernels take it as their field to try the
-// FP64 product in place (msm_config variants 5 and 6, G1).
+// fp64_product: mul_fp64 as product_field's Prod.
 template <class F>
-struct alignas(16) fp64_field : F {
-	fp64_field() = default;
-	__device__ __forceinline__ fp64_field(const F& x) : F(x) {}
-
-	// The additive operations return fp64_field too, so that expressions stay in this type
-	// (a mixed product would be ambiguous between the two operator*).
-	__device__ __forceinline__ const F& base() const { return *this; }
-	__device__ __forceinline__ static fp64_field zero() { return F::zero(); }
-	__device__ __forceinline__ static fp64_field one() { return F::one(); }
-	__device__ __forceinline__ static fp64_field csel(bool c, const fp64_field& a, const fp64_field& b) {
-		return F::csel(c, a, b);
-	}
-	__device__ __forceinline__ friend fp64_field operator+(const fp64_field& a, const fp64_field& b) {
-		return a.base() + b.base();
-	}
-	__device__ __forceinline__ friend fp64_field operator-(const fp64_field& a, const fp64_field& b) {
-		return a.base() - b.base();
-	}
-	__device__ __forceinline__ friend fp64_field operator-(const fp64_field& a) { return -a.base(); }
-	__device__ __forceinline__ fp64_field dbl() const { return base().dbl(); }
-	__device__ __forceinline__ fp64_field cneg(bool c) const { return base().cneg(c); }
-
-	__device__ __forceinline__ friend fp64_field operator*(const fp64_field& a, const fp64_field& b) {
-		return mul_fp64<typename F::params>(static_cast<const F&>(a), static_cast<const F&>(b));
-	}
-	__device__ __forceinline__ fp64_field sqr() const {
-		return mul_fp64<typename F::params>(static_cast<const F&>(*this), static_cast<const F&>(*this));
-	}
+struct fp64_product {
+	__device__ __forceinline__ static F mul(const F& a, const F& b) { return mul_fp64<typename F::params>(a, b); }
+	__device__ __forceinline__ static F sqr(const F& a) { return mul_fp64<typename F::params>(a, a); }
 };
+
+// fp64_field<F> is F (a mont_t) with its product and square on the FP64 pipe: the MSM's
+// kernels take it as their field to try the FP64 product in place (msm_config variants 5
+// and 6, G1).
+template <class F>
+using fp64_field = product_field<F, fp64_product<F>>;
 
 }  // namespace filc2

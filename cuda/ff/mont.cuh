@@ -43,6 +43,108 @@
 
 namespace filc2 {
 
+// wide: schoolbook products of N-limb values into 2N limbs, for any even N — mont_t's at
+// its N, the Karatsuba product's (ff/karatsuba.cuh) at N/2.
+namespace wide {
+
+// Carry chains are built from 64-bit partial products: the lo and hi halves of one
+// product a_j·b, adjacent in a chain and landing in an even-aligned register pair,
+// become one IMAD.WIDE.U32.X (carry in and out) in SASS. A chain of lo halves alone
+// costs an IMAD plus an IADD3.X per limb instead, and a pair landing on an odd limb
+// costs register moves. So a multi-limb value that receives products is kept as two
+// arrays: `e` takes the products a_j·b with j even at limbs j, j+1, and `o` those
+// with j odd, o[k] standing for limb k+1; both then receive aligned pairs.
+
+// mad_pairs adds a_j·b into acc[j+off], acc[j+off+1] for j = j0, j0+2, …, j1, as one
+// carry chain. carry_in: the chain continues the carry of the instruction before it.
+// carry_out: the last carry is added into acc[j1+off+2]; without it the caller has
+// proved that carry zero. All arguments but acc, a and b must be compile-time
+// constants once inlined and unrolled (ptxas reports a stack frame otherwise).
+__device__ __forceinline__ void mad_pairs(uint32_t* acc, int off, const uint32_t* a, uint32_t b, int j0, int j1,
+                                          bool carry_in, bool carry_out) {
+#pragma unroll
+	for (int j = j0; j <= j1; j += 2) {
+		if (j == j0 && !carry_in)
+			acc[j + off] = ptx::mad_lo_cc(a[j], b, acc[j + off]);
+		else
+			acc[j + off] = ptx::madc_lo_cc(a[j], b, acc[j + off]);
+		if (j == j1 && !carry_out)
+			acc[j + off + 1] = ptx::madc_hi(a[j], b, acc[j + off + 1]);
+		else
+			acc[j + off + 1] = ptx::madc_hi_cc(a[j], b, acc[j + off + 1]);
+	}
+	if (carry_out) acc[j1 + off + 2] = ptx::addc(acc[j1 + off + 2], 0);
+}
+
+// mul writes the full 2N-limb product a·b (any even N). Limb i+j of a_j·b_i goes to A (even
+// limbs) or B (odd limbs, B[k] for limb k+1), as in sqr; rows 0..i sum to less
+// than 2^(32(i+N+1)), so the chain ending at j = N−2 carries into limb i+N and the
+// one ending at j = N−1 carries out nothing.
+template <int N>
+__device__ __forceinline__ void mul(uint32_t s[2 * N], const uint32_t a[N], const uint32_t b[N]) {
+	uint32_t A[2 * N], B[2 * N];
+#pragma unroll
+	for (int k = 0; k < 2 * N; ++k) A[k] = B[k] = 0;
+#pragma unroll
+	for (int i = 0; i < N; ++i) {
+		if (i % 2 == 0) {
+			mad_pairs(A, i, a, b[i], 0, N - 2, false, true);
+			mad_pairs(B, i - 1, a, b[i], 1, N - 1, false, false);
+		} else {
+			mad_pairs(B, i - 1, a, b[i], 0, N - 2, false, true);
+			mad_pairs(A, i, a, b[i], 1, N - 1, false, false);
+		}
+	}
+	s[0] = A[0];
+	s[1] = ptx::add_cc(A[1], B[0]);
+#pragma unroll
+	for (int k = 2; k < 2 * N - 1; ++k) s[k] = ptx::addc_cc(A[k], B[k - 1]);
+	s[2 * N - 1] = ptx::addc(A[2 * N - 1], B[2 * N - 2]);
+}
+
+// sqr writes the full 2N-limb square a² (any even N).
+template <int N>
+__device__ __forceinline__ void sqr(uint32_t s[2 * N], const uint32_t a[N]) {
+	// Cross products Σ_{i<j} a_i·a_j·2^(32(i+j)): limb i+j even → A[i+j], odd → B[i+j−1]
+	// (B[k] stands for limb k+1), so every pair is aligned. Rows 0..i sum to less than
+	// 2^(32(i+N+1)) in each array, so a chain's carry into limb i+N stays inside it,
+	// and a chain whose last pair ends at limb i+N carries out nothing.
+	uint32_t A[2 * N], B[2 * N];
+#pragma unroll
+	for (int k = 0; k < 2 * N; ++k) A[k] = B[k] = 0;
+#pragma unroll
+	for (int i = 0; i < N - 1; ++i) {
+		const int jb1 = ((N - 1 - i) % 2 == 1) ? N - 1 : N - 2;  // last j with j − i odd
+		mad_pairs(B, i - 1, a, a[i], i + 1, jb1, false, jb1 != N - 1);
+		if (i + 2 <= N - 1) {
+			const int ja1 = jb1 == N - 1 ? N - 2 : N - 1;  // last j with j − i even
+			mad_pairs(A, i, a, a[i], i + 2, ja1, false, ja1 != N - 1);
+		}
+	}
+	// s = A + 2^32·B, the triangle (below 2^(64N−1)).
+	s[0] = A[0];
+	s[1] = ptx::add_cc(A[1], B[0]);
+#pragma unroll
+	for (int k = 2; k < 2 * N - 1; ++k) s[k] = ptx::addc_cc(A[k], B[k - 1]);
+	s[2 * N - 1] = ptx::addc(A[2 * N - 1], B[2 * N - 2]);
+	// Double: shift the 2N limbs left by one bit.
+#pragma unroll
+	for (int k = 2 * N - 1; k >= 1; --k) s[k] = __funnelshift_l(s[k - 1], s[k], 1);
+	s[0] = s[0] << 1;
+	// Add the diagonal a_i² at limbs 2i, 2i+1 (aligned) in one chain; a² < 2^(64N).
+	s[0] = ptx::mad_lo_cc(a[0], a[0], s[0]);
+	s[1] = ptx::madc_hi_cc(a[0], a[0], s[1]);
+#pragma unroll
+	for (int i = 1; i < N - 1; ++i) {
+		s[2 * i] = ptx::madc_lo_cc(a[i], a[i], s[2 * i]);
+		s[2 * i + 1] = ptx::madc_hi_cc(a[i], a[i], s[2 * i + 1]);
+	}
+	s[2 * N - 2] = ptx::madc_lo_cc(a[N - 1], a[N - 1], s[2 * N - 2]);
+	s[2 * N - 1] = ptx::madc_hi(a[N - 1], a[N - 1], s[2 * N - 1]);
+}
+
+}  // namespace wide
+
 template <class P>
 struct alignas(16) mont_t {
 	static constexpr int N = P::N;
@@ -215,100 +317,14 @@ struct alignas(16) mont_t {
 	}
 
 	// ---- building blocks (public for lazy-reduction code elsewhere) ----------------
-	//
-	// Carry chains are built from 64-bit partial products: the lo and hi halves of one
-	// product a_j·b, adjacent in a chain and landing in an even-aligned register pair,
-	// become one IMAD.WIDE.U32.X (carry in and out) in SASS. A chain of lo halves alone
-	// costs an IMAD plus an IADD3.X per limb instead, and a pair landing on an odd limb
-	// costs register moves. So a multi-limb value that receives products is kept as two
-	// arrays: `e` takes the products a_j·b with j even at limbs j, j+1, and `o` those
-	// with j odd, o[k] standing for limb k+1; both then receive aligned pairs.
+	// The limb products of namespace wide (above) at N limbs, and REDC.
 
-	// mad_pairs adds a_j·b into acc[j+off], acc[j+off+1] for j = j0, j0+2, …, j1, as one
-	// carry chain. carry_in: the chain continues the carry of the instruction before it.
-	// carry_out: the last carry is added into acc[j1+off+2]; without it the caller has
-	// proved that carry zero. All arguments but acc, a and b must be compile-time
-	// constants once inlined and unrolled (ptxas reports a stack frame otherwise).
-	__device__ __forceinline__ static void mad_pairs(uint32_t* acc, int off, const uint32_t* a, uint32_t b, int j0,
-	                                                 int j1, bool carry_in, bool carry_out) {
-#pragma unroll
-		for (int j = j0; j <= j1; j += 2) {
-			if (j == j0 && !carry_in)
-				acc[j + off] = ptx::mad_lo_cc(a[j], b, acc[j + off]);
-			else
-				acc[j + off] = ptx::madc_lo_cc(a[j], b, acc[j + off]);
-			if (j == j1 && !carry_out)
-				acc[j + off + 1] = ptx::madc_hi(a[j], b, acc[j + off + 1]);
-			else
-				acc[j + off + 1] = ptx::madc_hi_cc(a[j], b, acc[j + off + 1]);
-		}
-		if (carry_out) acc[j1 + off + 2] = ptx::addc(acc[j1 + off + 2], 0);
-	}
-
-	// mul_wide writes the full 2N-limb product a·b. Limb i+j of a_j·b_i goes to A (even
-	// limbs) or B (odd limbs, B[k] for limb k+1), as in sqr_wide; rows 0..i sum to less
-	// than 2^(32(i+N+1)), so the chain ending at j = N−2 carries into limb i+N and the
-	// one ending at j = N−1 carries out nothing.
+	// mul_wide writes the full 2N-limb product a·b.
 	__device__ __forceinline__ static void mul_wide(uint32_t s[2 * N], const uint32_t a[N], const uint32_t b[N]) {
-		uint32_t A[2 * N], B[2 * N];
-#pragma unroll
-		for (int k = 0; k < 2 * N; ++k) A[k] = B[k] = 0;
-#pragma unroll
-		for (int i = 0; i < N; ++i) {
-			if (i % 2 == 0) {
-				mad_pairs(A, i, a, b[i], 0, N - 2, false, true);
-				mad_pairs(B, i - 1, a, b[i], 1, N - 1, false, false);
-			} else {
-				mad_pairs(B, i - 1, a, b[i], 0, N - 2, false, true);
-				mad_pairs(A, i, a, b[i], 1, N - 1, false, false);
-			}
-		}
-		s[0] = A[0];
-		s[1] = ptx::add_cc(A[1], B[0]);
-#pragma unroll
-		for (int k = 2; k < 2 * N - 1; ++k) s[k] = ptx::addc_cc(A[k], B[k - 1]);
-		s[2 * N - 1] = ptx::addc(A[2 * N - 1], B[2 * N - 2]);
+		wide::mul<N>(s, a, b);
 	}
-
 	// sqr_wide writes the full 2N-limb square a².
-	__device__ __forceinline__ static void sqr_wide(uint32_t s[2 * N], const uint32_t a[N]) {
-		// Cross products Σ_{i<j} a_i·a_j·2^(32(i+j)): limb i+j even → A[i+j], odd → B[i+j−1]
-		// (B[k] stands for limb k+1), so every pair is aligned. Rows 0..i sum to less than
-		// 2^(32(i+N+1)) in each array, so a chain's carry into limb i+N stays inside it,
-		// and a chain whose last pair ends at limb i+N carries out nothing.
-		uint32_t A[2 * N], B[2 * N];
-#pragma unroll
-		for (int k = 0; k < 2 * N; ++k) A[k] = B[k] = 0;
-#pragma unroll
-		for (int i = 0; i < N - 1; ++i) {
-			const int jb1 = ((N - 1 - i) % 2 == 1) ? N - 1 : N - 2;  // last j with j − i odd
-			mad_pairs(B, i - 1, a, a[i], i + 1, jb1, false, jb1 != N - 1);
-			if (i + 2 <= N - 1) {
-				const int ja1 = jb1 == N - 1 ? N - 2 : N - 1;  // last j with j − i even
-				mad_pairs(A, i, a, a[i], i + 2, ja1, false, ja1 != N - 1);
-			}
-		}
-		// s = A + 2^32·B, the triangle (below 2^(64N−1)).
-		s[0] = A[0];
-		s[1] = ptx::add_cc(A[1], B[0]);
-#pragma unroll
-		for (int k = 2; k < 2 * N - 1; ++k) s[k] = ptx::addc_cc(A[k], B[k - 1]);
-		s[2 * N - 1] = ptx::addc(A[2 * N - 1], B[2 * N - 2]);
-		// Double: shift the 2N limbs left by one bit.
-#pragma unroll
-		for (int k = 2 * N - 1; k >= 1; --k) s[k] = __funnelshift_l(s[k - 1], s[k], 1);
-		s[0] = s[0] << 1;
-		// Add the diagonal a_i² at limbs 2i, 2i+1 (aligned) in one chain; a² < 2^(64N).
-		s[0] = ptx::mad_lo_cc(a[0], a[0], s[0]);
-		s[1] = ptx::madc_hi_cc(a[0], a[0], s[1]);
-#pragma unroll
-		for (int i = 1; i < N - 1; ++i) {
-			s[2 * i] = ptx::madc_lo_cc(a[i], a[i], s[2 * i]);
-			s[2 * i + 1] = ptx::madc_hi_cc(a[i], a[i], s[2 * i + 1]);
-		}
-		s[2 * N - 2] = ptx::madc_lo_cc(a[N - 1], a[N - 1], s[2 * N - 2]);
-		s[2 * N - 1] = ptx::madc_hi(a[N - 1], a[N - 1], s[2 * N - 1]);
-	}
+	__device__ __forceinline__ static void sqr_wide(uint32_t s[2 * N], const uint32_t a[N]) { wide::sqr<N>(s, a); }
 
 	// redc_wide is Montgomery reduction of a 2N-limb s < MOD·R (a product of two reduced
 	// elements, or the sum of two such products): r = s·R⁻¹ mod MOD, reduced.
@@ -342,16 +358,16 @@ struct alignas(16) mont_t {
 		uint32_t m;
 		if constexpr (Product) {
 			if (!first) e[0] = ptx::add_cc(e[0], pending);
-			mad_pairs(o, -1, a, b, 1, N - 1, !first, true);  // odd j: o[0..N−1], carry to o[N]
-			mad_pairs(e, 0, a, b, 0, N - 2, false, true);    // even j: e[0..N−1], carry to e[N]
+			wide::mad_pairs(o, -1, a, b, 1, N - 1, !first, true);  // odd j: o[0..N−1], carry to o[N]
+			wide::mad_pairs(e, 0, a, b, 0, N - 2, false, true);    // even j: e[0..N−1], carry to e[N]
 			m = e[0] * M0;
-			mad_pairs(o, -1, p, m, 1, N - 1, false, true);
+			wide::mad_pairs(o, -1, p, m, 1, N - 1, false, true);
 		} else {
 			m = (e[0] + pending) * M0;
 			if (!first) e[0] = ptx::add_cc(e[0], pending);
-			mad_pairs(o, -1, p, m, 1, N - 1, !first, true);
+			wide::mad_pairs(o, -1, p, m, 1, N - 1, !first, true);
 		}
-		mad_pairs(e, 0, p, m, 0, N - 2, false, true);  // e[0] becomes 0
+		wide::mad_pairs(e, 0, p, m, 0, N - 2, false, true);  // e[0] becomes 0
 		pending = e[1];
 		uint32_t odd[N + 1];
 #pragma unroll

@@ -6,6 +6,7 @@
 
 #include "../ff/fp64_mul.cuh"
 #include "../ff/inverse.cuh"
+#include "../ff/karatsuba.cuh"
 #include "mul_variants.cuh"
 
 namespace filc2 {
@@ -32,28 +33,30 @@ __global__ void random_kernel(F* out, size_t n, uint64_t seed) {
 	}
 }
 
-// alt_mul: the product's other coding — the lo/hi chains for a prime field, the Karatsuba
-// with three reductions (mul_eager) for Fp2.
+// alt_mul: the product's other coding — the lo/hi chains for a prime field, for Fp2 the
+// lazy product when the type's is eager, and back.
 template <class P>
 __device__ __forceinline__ mont_t<P> alt_mul(const mont_t<P>& x, const mont_t<P>& y) {
 	return mul_lohi(x, y);
 }
 template <class F, bool Lazy>
 __device__ __forceinline__ ext2_t<F, Lazy> alt_mul(const ext2_t<F, Lazy>& x, const ext2_t<F, Lazy>& y) {
-	return ext2_t<F, Lazy>::mul_eager(x, y);
+	return Lazy ? ext2_t<F, Lazy>::mul_eager(x, y) : ext2_t<F, Lazy>::mul_lazy(x, y);
 }
 
 // The operations a probe can repeat: mont_t's product, the other coding (alt_mul), a square,
 // the Fermat inversion, and inverse_vartime with every lane of a warp inverting one value
 // (as the batch-affine MSM does: one inversion per warp, no divergence), and the product with
-// its limb products on the FP64 pipe (ff/fp64_mul.cuh; Fr and Fp).
+// its limb products on the FP64 pipe (ff/fp64_mul.cuh; Fr and Fp), and the Karatsuba product
+// (ff/karatsuba.cuh; Fr and Fp).
 enum bench_op {
 	BENCH_MUL = 0,
 	BENCH_MUL_LOHI = 1,
 	BENCH_SQR = 2,
 	BENCH_INV = 3,
 	BENCH_INV_VARTIME = 4,
-	BENCH_MUL_FP64 = 5
+	BENCH_MUL_FP64 = 5,
+	BENCH_MUL_KARA = 6
 };
 
 template <int OP, class F>
@@ -64,6 +67,7 @@ __device__ __forceinline__ F bench_step(const F& x, const F& m) {
 	if constexpr (OP == BENCH_INV) return x.inverse() + m;
 	if constexpr (OP == BENCH_INV_VARTIME) return inverse_vartime(x) + m;
 	if constexpr (OP == BENCH_MUL_FP64) return mul_fp64(x, m);
+	if constexpr (OP == BENCH_MUL_KARA) return mul_kara(x, m);
 }
 
 // warp_uniform: the element of a[] that lane 0 of this warp reads (i rounded down to 32;

@@ -22,11 +22,12 @@ void launch(unsigned threads, F* out, const F* a, const F* b, uint64_t n, int32_
 	FILC2_LAUNCHED();
 }
 
-// Base is the prime field whose random elements fill F's buffers (F = Base, or Fp2 over Base).
-template <class F, class Base, bool HasFP64>
+// Base is the prime field whose random elements fill F's buffers (F = Base, or Fp2 over Base);
+// Prime: F is Base (the FP64 and Karatsuba products exist for prime fields only).
+template <class F, class Base, bool Prime>
 void run_bench(int32_t device, int32_t op, int32_t chain, uint64_t n, int32_t reps, float* ms) {
 	if (n == 0 || reps <= 0 || chain < 0 || !ms) throw_invalid("bench needs n > 0, reps > 0, chain >= 0 and ms");
-	if (op < BENCH_MUL || op > BENCH_MUL_FP64 || (op == BENCH_MUL_FP64 && !HasFP64))
+	if (op < BENCH_MUL || op > BENCH_MUL_KARA || ((op == BENCH_MUL_FP64 || op == BENCH_MUL_KARA) && !Prime))
 		throw_invalid("unknown bench op");
 	use_device(device);
 	dev_buffer<F> a(n), b(n), out(n);
@@ -51,7 +52,10 @@ void run_bench(int32_t device, int32_t op, int32_t chain, uint64_t n, int32_t re
 			launch<F, BENCH_INV_VARTIME>(threads, out.get(), a.get(), b.get(), n, chain);
 			break;
 		case BENCH_MUL_FP64:
-			if constexpr (HasFP64) launch<F, BENCH_MUL_FP64>(threads, out.get(), a.get(), b.get(), n, chain);
+			if constexpr (Prime) launch<F, BENCH_MUL_FP64>(threads, out.get(), a.get(), b.get(), n, chain);
+			break;
+		case BENCH_MUL_KARA:
+			if constexpr (Prime) launch<F, BENCH_MUL_KARA>(threads, out.get(), a.get(), b.get(), n, chain);
 			break;
 		default:
 			launch<F, BENCH_MUL_LOHI>(threads, out.get(), a.get(), b.get(), n, chain);
