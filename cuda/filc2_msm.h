@@ -180,12 +180,13 @@ enum {
 /* The phases of one MSM call (filc2_msm_bench's phase times). */
 enum {
 	FILC2_MSM_PHASE_PREPARE = 0, /* scalars to canonical digits; split: classify and compact */
-	FILC2_MSM_PHASE_SORT = 1,    /* histogram, scan and scatter of (bucket, point) pairs */
+	FILC2_MSM_PHASE_SORT = 1,    /* the sort's scatter of (bucket, point) pairs (binned: its key round) */
 	FILC2_MSM_PHASE_ACC0 = 2,    /* first accumulation level: the mixed additions */
 	FILC2_MSM_PHASE_ACCK = 3,    /* later accumulation levels (full additions) */
 	FILC2_MSM_PHASE_REDUCE = 4,  /* bucket sums to window sums */
 	FILC2_MSM_PHASE_FINISH = 5,  /* window sums to Jacobian */
-	FILC2_MSM_PHASES = 6
+	FILC2_MSM_PHASE_HIST = 6,    /* the sort's histogram and scan (binned: its bin round) */
+	FILC2_MSM_PHASES = 7
 };
 
 /* Run op reps times (after two warm-ups) on n inputs made on the device from seed

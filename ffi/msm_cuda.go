@@ -256,12 +256,12 @@ func (b *handle) bench(op, n int, seed uint64, cfg *msmConfig, reps int, windows
 	return b.benchWith(op, n, seed, cfg, reps, nil, windows)
 }
 
-// msmPhases are the device ms of an MSM's phases (FILC2_MSM_PHASE_*): prepare, sort,
-// first accumulation level, later levels, reduce, finish.
+// msmPhases are the device ms of an MSM's phases (FILC2_MSM_PHASE_*): prepare, the sort's
+// scatter, first accumulation level, later levels, reduce, finish, the sort's histogram.
 type msmPhases [C.FILC2_MSM_PHASES]float32
 
 // msmPhaseNames name msmPhases' entries.
-var msmPhaseNames = [C.FILC2_MSM_PHASES]string{"prepare", "sort", "acc0", "acck", "reduce", "finish"}
+var msmPhaseNames = [C.FILC2_MSM_PHASES]string{"prepare", "scatter", "acc0", "acck", "reduce", "finish", "hist"}
 
 // benchPhases is bench with the time of each phase, summed over the reps runs.
 func (b *handle) benchPhases(op, n int, seed uint64, cfg *msmConfig, reps int, windows unsafe.Pointer) ([]float32,

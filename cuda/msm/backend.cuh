@@ -52,7 +52,9 @@ namespace filc2 {
 namespace msm {
 
 // The phases a timer's marks attribute time to (filc2_msm.h's FILC2_MSM_PHASE_*).
-enum phase { phase_prepare, phase_sort, phase_acc0, phase_acck, phase_reduce, phase_finish, phase_count };
+// phase_sort is the sort's second half (the scatter, or the binned sort's key round), phase_hist its
+// first (the histogram and scan, or the bin round).
+enum phase { phase_prepare, phase_sort, phase_acc0, phase_acck, phase_reduce, phase_finish, phase_hist, phase_count };
 
 #ifdef FILC2_EMULATE
 

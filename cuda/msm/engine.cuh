@@ -616,10 +616,11 @@ class engine {
 			const int w1 = std::min(W, w0 + gs.G);
 			const size_t K = static_cast<size_t>(w1 - w0) * B;
 			dev_zero(p.counts, K * sizeof(uint32_t), s_);
-			if (gs.sort == sort_binned) binned_sort(prepared, idx, n, c, w0, w1, p);
+			if (gs.sort == sort_binned) binned_sort(prepared, idx, n, c, w0, w1, p, tm);
 			else {
 				launch<hist_body>(s_, n, prepared, c, w0, w1, p.counts);
 				scan_exclusive(s_, p.counts, p.starts, K, total(2), p.scan_tmp);
+				if (tm) tm->mark(s_, phase_hist);
 				launch<scatter_body>(s_, n, prepared, idx, c, w0, w1, p.starts, p.pairs);
 			}
 			if (tm) tm->mark(s_, phase_sort);
@@ -634,7 +635,8 @@ class engine {
 	// binned_sort: the pass's pairs sorted by key into p.pairs (counts[] zeroed before,
 	// *total(2) their number): bins of 2^fb keys, then the keys inside (sort.cuh). The bins'
 	// counters live in p.starts (nbins ≤ K) until the keys' starts replace them.
-	void binned_sort(const fr_t* prepared, const uint32_t* idx, size_t n, int c, int w0, int w1, const group_plan& p) {
+	void binned_sort(const fr_t* prepared, const uint32_t* idx, size_t n, int c, int w0, int w1, const group_plan& p,
+	                 timer* tm) {
 		const size_t K = static_cast<size_t>(w1 - w0) << (c - 1);
 		const int fb = bin_bits(K);
 		const uint32_t nbins = static_cast<uint32_t>((K + (size_t(1) << fb) - 1) >> fb);
@@ -644,6 +646,7 @@ class engine {
 		launch_blocks<bin_count_body>(s_, tiles, nbins, prepared, n, c, w0, w1, fb, nbins, bins);
 		scan_exclusive(s_, bins, bins, nbins, total(2), p.scan_tmp);
 		launch_blocks<bin_scatter_body>(s_, tiles, nbins, prepared, idx, n, c, w0, w1, fb, nbins, bins, p.binned);
+		if (tm) tm->mark(s_, phase_hist);
 		const size_t slices = ceil_div(n * static_cast<size_t>(w1 - w0), key_count_body::slice);
 		const uint32_t* m = total(2);
 		const pair_t* binned = p.binned;

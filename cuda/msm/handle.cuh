@@ -19,7 +19,8 @@
 
 static_assert(int(FILC2_MSM_MAX_VARIANT) == filc2::msm::max_variant, "the C ABI's variants are the engine's");
 static_assert(int(FILC2_MSM_MAX_SORT) == filc2::msm::max_sort, "the C ABI's sorts are the engine's");
-static_assert(int(FILC2_MSM_PHASES) == int(filc2::msm::phase_count) && int(FILC2_MSM_PHASE_FINISH) == int(filc2::msm::phase_finish),
+static_assert(int(FILC2_MSM_PHASES) == int(filc2::msm::phase_count) && int(FILC2_MSM_PHASE_FINISH) == int(filc2::msm::phase_finish) &&
+                  int(FILC2_MSM_PHASE_HIST) == int(filc2::msm::phase_hist),
               "the C ABI's MSM phases are the engine's");
 
 // The opaque handle of filc2_msm.h.
