@@ -950,7 +950,8 @@ func TestMSMPhases(t *testing.T) {
 		}
 		var w [maxWindows]bls.G2Jac
 		wp := unsafe.Pointer(&w[0])
-		for _, cfg := range []msmConfig{{Sort: 1}, {Variant: 8, Sort: 1}, {Sort: 2}} {
+		// In both orders: session 14's two runs disagreed with the order swapped.
+		for _, cfg := range []msmConfig{{Variant: 8}, {}, {Variant: 8}, {}} {
 			ms, ph, info, err := b.benchPhases(benchMSM, n, seed, &cfg, reps, wp)
 			if err != nil {
 				t.Fatalf("G2 n=%d %+v: %v", n, cfg, err)

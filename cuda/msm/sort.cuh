@@ -47,17 +47,23 @@ struct prepare_body {
 	static __device__ void run(size_t i, const fr_t* in, fr_t* out) { out[i] = prepare(in[i]); }
 };
 
-// scalar_keys calls f(key, neg) for every non-zero digit of prepared scalar s in windows
-// [w0, w1): key = (w − w0)·B + |d| − 1, neg whether the base enters negated (the digit's sign
-// against the scalar's).
+// window_key: prepared scalar s's key in window w of the pass [w0, …): (w − w0)·B + |d| − 1,
+// or no_key for a zero digit; neg whether the base enters negated (the digit's sign against
+// the scalar's, sign).
+__device__ __forceinline__ uint32_t window_key(const uint32_t* s, int w, int w0, int c, uint32_t sign, uint32_t& neg) {
+	const int32_t d = booth_digit(s, w, c);
+	neg = (d < 0 ? 1u : 0u) ^ sign;
+	return d == 0 ? no_key : (static_cast<uint32_t>(w - w0) << (c - 1)) + static_cast<uint32_t>(d < 0 ? -d : d) - 1;
+}
+
+// scalar_keys calls f(key, neg) for every non-zero digit of prepared scalar s in windows [w0, w1).
 template <class Fn>
 __device__ __forceinline__ void scalar_keys(const uint32_t* s, int c, int w0, int w1, Fn&& f) {
-	const uint32_t B = 1u << (c - 1);
 	const uint32_t sign = scalar_sign(s);
 	for (int w = w0; w < w1; ++w) {
-		const int32_t d = booth_digit(s, w, c);
-		if (d != 0)
-			f(static_cast<uint32_t>(w - w0) * B + static_cast<uint32_t>(d < 0 ? -d : d) - 1, (d < 0 ? 1u : 0u) ^ sign);
+		uint32_t neg;
+		const uint32_t key = window_key(s, w, w0, c, sign, neg);
+		if (key != no_key) f(key, neg);
 	}
 }
 
@@ -69,14 +75,28 @@ struct hist_body {
 	}
 };
 
-// scatter_body: idx maps scalar i to its base (nullptr: base i).
+// scatter_body: idx maps scalar i to its base (nullptr: base i). The windows go in groups of
+// scatter_group, their positions reserved together (agg_add_n), then the pairs written.
+constexpr int scatter_group = 4;
 struct scatter_body {
 	static constexpr unsigned threads = 256;
 	static __device__ void run(size_t i, const fr_t* __restrict__ prepared, const uint32_t* __restrict__ idx, int c,
 	                           int w0, int w1, uint32_t* starts, pair_t* __restrict__ pairs) {
+		const uint32_t* s = prepared[i].l;
+		const uint32_t sign = scalar_sign(s);
 		const uint32_t base = idx ? idx[i] : static_cast<uint32_t>(i);
-		scalar_keys(prepared[i].l, c, w0, w1,
-		            [&](uint32_t key, uint32_t neg) { pairs[agg_add(starts, key)] = pair_t{key, base | (neg << 31)}; });
+		for (int g = w0; g < w1; g += scatter_group) {
+			uint32_t key[scatter_group], neg[scatter_group], pos[scatter_group];
+#pragma unroll
+			for (int j = 0; j < scatter_group; ++j) {
+				neg[j] = 0;
+				key[j] = g + j < w1 ? window_key(s, g + j, w0, c, sign, neg[j]) : no_key;
+			}
+			agg_add_n(starts, key, pos);
+#pragma unroll
+			for (int j = 0; j < scatter_group; ++j)
+				if (key[j] != no_key) pairs[pos[j]] = pair_t{key[j], base | (neg[j] << 31)};
+		}
 	}
 };
 
