@@ -11,7 +11,7 @@
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
 #   sort        the binned sort, the section overlap, variants 7–9 (issue 17): the MSM GPU tests (both sorts
 #               and every variant against gnark) and the prover's (2KiB proofs equal to the CPU's, the overlap
-#               on and off, a failed section), TestMulThroughput (Fp2's product reduced three times and twice,
+#               on and off, a failed section), TestMulThroughput (Fp2's product reduced twice and three times,
 #               the Karatsuba Fp and Fr products), then TestMSMPhases (the binned sort against the atomic one
 #               at 2^27 − 1, 2^26, 2^24; variants 7 and 9 against 0; G2 at 2^24 and 2^22, variant 8 against 0)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
@@ -119,7 +119,7 @@ for s in "$@"; do
 			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"
 		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/sort-tests.log" | head -20
-		step "sort: TestMulThroughput (Fp2 reduced three times and twice; Karatsuba Fr and Fp)"
+		step "sort: TestMulThroughput (Fp2 reduced twice and three times; Karatsuba Fr and Fp)"
 		(cd ffi && timeout 120 "$root/build/ffi.test" -test.run '^TestMulThroughput$' -test.count=1 -test.v \
 			>"$out/sort-throughput.log" 2>&1)
 		echo "exit $?"

@@ -116,7 +116,7 @@ filc2_status filc2_device_probe(int32_t device, int32_t reset);
  * ms[i] is launch i in milliseconds.
  * field: 0 = Fr, 1 = Fp, 2 = Fp2.
  * op: 0 = the product, 1 = the product coded otherwise, for comparison (Fr, Fp: the same
- * CIOS with separate lo/hi chains; Fp2: Karatsuba reduced twice, not three times), 2 = squaring, 3 = the Fermat inversion (x⁻¹ + b[i]), 4 = the
+ * CIOS with separate lo/hi chains; Fp2: Karatsuba reduced three times, not twice), 2 = squaring, 3 = the Fermat inversion (x⁻¹ + b[i]), 4 = the
  * variable-time inversion (ff/inverse.cuh) with every lane of a warp inverting lane 0's value,
  * 5 = the product with its limb products on the FP64 pipe (ff/fp64_mul.cuh; Fr, Fp only),
  * 6 = the Karatsuba product (ff/karatsuba.cuh; Fr, Fp only).

@@ -51,8 +51,8 @@ typedef struct filc2_msm_config {
 	                            * registers (G1), 2–4 batch-affine with 8, 16, 4 sub-streams a lane
 	                            * (G1; half as many for G2), 5 and 6: 0 and 2 with the product on the
 	                            * FP64 pipe (G1; G2 runs 0 and 2), 7: 0 as before session 14 (the
-	                            * equal-x case of the addition by reference; G1, G2 runs 0), 8: 0 with
-	                            * the Fp2 product reduced twice instead of three times (G2; G1 runs 0),
+	                            * equal-x case of the addition by reference; G1, G2 runs 0), 8: 0 as
+	                            * before session 14 (the Fp2 product reduced three times; G2, G1 runs 0),
 	                            * 9: 0 with the Karatsuba Fp product (G1; G2 runs 0);
 	                            * for benchmarks */
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB

@@ -898,7 +898,7 @@ func TestMSMBench(t *testing.T) {
 // with c = 23; and the first level with the addition's equal-x case by value (variant 7,
 // no local memory in its loop; the default since session 14) against it by reference (variant 7),
 // and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 with the Fp2 product
-// reduced three times (the default) and twice (variant 8).
+// reduced twice (the default) and three times (variant 8).
 // (The batch-affine and FP64 first levels were measured in session 12,
 // cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
 // Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n
@@ -942,7 +942,7 @@ func TestMSMPhases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// G2 at 2^24 and 2^22: the Fp2 product reduced three times (variant 0) and twice (8).
+	// G2 at 2^24 and 2^22: the Fp2 product reduced twice (variant 0) and three times (8).
 	for _, n := range []int{1 << 24, 1 << 22} {
 		b, err := GenerateG2(0, n, seed)
 		if err != nil {

@@ -22,7 +22,7 @@ func TestMulThroughput(t *testing.T) {
 		name  string
 		id    int
 		bytes int
-		ops   []int // 0 mul, 1 the other mul (lo/hi chains; Fp2: two reductions), 2 sqr, 3 Fermat inverse, 4 divstep inverse (warp-uniform), 5 mul on FP64, 6 Karatsuba mul
+		ops   []int // 0 mul, 1 the other mul (lo/hi chains; Fp2: three reductions), 2 sqr, 3 Fermat inverse, 4 divstep inverse (warp-uniform), 5 mul on FP64, 6 Karatsuba mul
 	}
 	opNames := []string{"mul", "mul-lohi", "sqr", "inv", "inv-vt", "mul-fp64", "mul-kara"}
 	fields := []field{{"Fr", 0, 32, []int{0, 1, 2, 3, 4, 5, 6}}, {"Fp", 1, 48, []int{0, 1, 2, 3, 4, 5, 6}},
@@ -57,7 +57,7 @@ func TestMulThroughput(t *testing.T) {
 				gbps := float64(n) * float64(3*f.bytes) / (med / 1e3) / 1e9
 				name := opNames[op]
 				if f.id == 2 && op == 1 {
-					name = "mul-lazy"
+					name = "mul-eager"
 				}
 				fmt.Printf("THROUGHPUT %-4s %-9s %5d %9d %9.3f %9.3f %9.3f %10.2f %9.1f\n", f.name, name, chain,
 					n, med, sorted[0], sorted[len(sorted)-1], gops, gbps)

@@ -108,9 +108,9 @@ void fp2_line(const std::string& op, std::istream& is) {
 	if (op == "inv") return void(std::cout << fp2_io::out(a.inverse()) << "\n");
 	if (op == "vinv") return void(std::cout << fp2_io::out(inverse_vartime(a)) << "\n");
 	const fp2_t b = fp2_io::in(is);
-	if (op == "mul") {  // the eager product, and the lazy one must agree with it
+	if (op == "mul") {  // the lazy product, and the eager one must agree with it
 		const fp2_t r = a * b;
-		if (r != fp2_t::mul_lazy(a, b)) return void(std::cout << "lazy product differs\n");
+		if (r != fp2_t::mul_eager(a, b)) return void(std::cout << "eager product differs\n");
 		return void(std::cout << fp2_io::out(r) << "\n");
 	}
 	if (op == "add") return void(std::cout << fp2_io::out(a + b) << "\n");

@@ -9,11 +9,11 @@
 
 namespace filc2 {
 
-// Lazy: the product reduces twice (below); false (the default): three times, the textbook
-// Karatsuba. Lazy does 14 % fewer wide products but measured 2.7 % slower in G2's first
-// accumulation level (H100, cuda/NOTES.md session 14: ptxas parks its interleaved carry
-// chains in registers); kept for measurement (the MSM's variant 8, bench op 1).
-template <class F, bool Lazy = false>
+// Lazy (the default): the product reduces twice (below); false: three times, the textbook
+// Karatsuba, kept for measurement (the MSM's variant 8, bench op 1). Lazy does 14 % fewer
+// wide products; G2's first accumulation level ran 11–15 % faster with it in two H100 runs
+// (one of them in both orders), 2.7 % slower in a third (cuda/NOTES.md, session 14).
+template <class F, bool Lazy = true>
 struct alignas(16) ext2_t {
 	F c0, c1;
 
@@ -129,12 +129,12 @@ struct alignas(16) ext2_t {
 	}
 };
 
-// lazy_of<E>::type is E with the lazy product (same layout).
+// eager_of<E>::type is E with the eager product (same layout).
 template <class E>
-struct lazy_of;
+struct eager_of;
 template <class F, bool Lazy>
-struct lazy_of<ext2_t<F, Lazy>> {
-	using type = ext2_t<F, true>;
+struct eager_of<ext2_t<F, Lazy>> {
+	using type = ext2_t<F, false>;
 };
 
 }  // namespace filc2

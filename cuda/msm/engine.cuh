@@ -52,7 +52,7 @@ struct msm_config {
 	                      // 3 batch-affine, 16 for G1, 8 for G2, 4 batch-affine, 4 for G1, 2 for G2,
 	                      // 5 and 6: 0 and 2 with the FP64 product (ff/fp64_mul.cuh; G1 only, G2 runs 0 and 2),
 	                      // 7: 0 as before session 14 (G1: equal-x case by reference, local memory in the loop,
-	                      // blocks of 64), 8: 0 with the lazy Fp2 product (two reductions; G2 only),
+	                      // blocks of 64), 8: 0 as before session 14 (G2: the Fp2 product reduced three times),
 	                      // 9: 0 with the Karatsuba Fp product (ff/karatsuba.cuh; G1 only)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
@@ -420,9 +420,9 @@ class engine {
 			} else {
 				first_level<F>(base, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts);
 			}
-		} else if (p.variant == 8) {  // G2 with the lazy Fp2 product (fp2.cuh), F's layout
-			using W = typename lazy_of<F>::type;
-			static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "the lazy Fp2 must be F's layout");
+		} else if (p.variant == 8) {  // G2 with the eager Fp2 product (fp2.cuh), F's layout
+			using W = typename eager_of<F>::type;
+			static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "the eager Fp2 must be F's layout");
 			first_level<W>(0, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases_),
 			               reinterpret_cast<xyzz_t<W>*>(buckets), p.a_keys, reinterpret_cast<xyzz_t<W>*>(p.a_pts));
 		} else {
@@ -434,7 +434,7 @@ class engine {
 
 	// first_level launches the first accumulation level's kernel for variants 0 to 4 and 7 over
 	// field Fld (F; for G1, F on the FP64 product for variants 0 and 2 and F with the Karatsuba
-	// product for 0; for G2, F with the lazy product for variant 0).
+	// product for 0; for G2, F with the eager product for variant 0).
 	template <class Fld>
 	void first_level(int variant, size_t T0, const pair_t* pairs, const uint32_t* d_M, uint32_t L0,
 	                 const affine_t<Fld>* bases, xyzz_t<Fld>* buckets, uint32_t* keys, xyzz_t<Fld>* pts) {
