@@ -51,7 +51,7 @@ __device__ __forceinline__ ext2_t<F, Lazy> alt_mul(const ext2_t<F, Lazy>& x, con
 // (ff/karatsuba.cuh; Fr and Fp).
 enum bench_op {
 	BENCH_MUL = 0,
-	BENCH_MUL_LOHI = 1,
+	BENCH_MUL_ALT = 1,
 	BENCH_SQR = 2,
 	BENCH_INV = 3,
 	BENCH_INV_VARTIME = 4,
@@ -62,7 +62,7 @@ enum bench_op {
 template <int OP, class F>
 __device__ __forceinline__ F bench_step(const F& x, const F& m) {
 	if constexpr (OP == BENCH_MUL) return x * m;
-	if constexpr (OP == BENCH_MUL_LOHI) return alt_mul(x, m);
+	if constexpr (OP == BENCH_MUL_ALT) return alt_mul(x, m);
 	if constexpr (OP == BENCH_SQR) return x.sqr();
 	if constexpr (OP == BENCH_INV) return x.inverse() + m;
 	if constexpr (OP == BENCH_INV_VARTIME) return inverse_vartime(x) + m;

@@ -407,29 +407,30 @@ class engine {
 		// and 9 as 0, and 5 and 6 as 0 and 2.
 		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
 		if constexpr (is_g1) {
-			if (p.variant == 5 || p.variant == 6) {  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh), F's layout
-				using W = fp64_field<F>;
-				static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "fp64_field must be F's layout");
-				first_level<W>(base, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases_),
-				               reinterpret_cast<xyzz_t<W>*>(buckets), p.a_keys, reinterpret_cast<xyzz_t<W>*>(p.a_pts));
-			} else if (p.variant == 9) {  // 0 on the Karatsuba product (ff/karatsuba.cuh), F's layout
-				using W = kara_field<F>;
-				static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "kara_field must be F's layout");
-				first_level<W>(0, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases_),
-				               reinterpret_cast<xyzz_t<W>*>(buckets), p.a_keys, reinterpret_cast<xyzz_t<W>*>(p.a_pts));
-			} else {
+			if (p.variant == 5 || p.variant == 6)  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh)
+				first_level_as<fp64_field<F>>(base, T0, pairs, d_M, p, buckets);
+			else if (p.variant == 9)  // 0 on the Karatsuba product (ff/karatsuba.cuh)
+				first_level_as<kara_field<F>>(base, T0, pairs, d_M, p, buckets);
+			else
 				first_level<F>(base, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts);
-			}
-		} else if (p.variant == 8) {  // G2 with the eager Fp2 product (fp2.cuh), F's layout
-			using W = typename eager_of<F>::type;
-			static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "the eager Fp2 must be F's layout");
-			first_level<W>(0, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases_),
-			               reinterpret_cast<xyzz_t<W>*>(buckets), p.a_keys, reinterpret_cast<xyzz_t<W>*>(p.a_pts));
+		} else if (p.variant == 8) {  // G2 with the eager Fp2 product (fp2.cuh)
+			first_level_as<typename eager_of<F>::type>(base, T0, pairs, d_M, p, buckets);
 		} else {
 			first_level<F>(base, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts);  // G2: no FP64 product
 		}
 		if (tm) tm->mark(s_, phase_acc0);
 		levels(p, T0, buckets, tm);
+	}
+
+	// first_level_as runs first_level over field type W, another coding of F's operations in
+	// F's layout (fp64_field, kara_field, the eager Fp2): the bases, buckets and level
+	// entries are F's, read as W's.
+	template <class W>
+	void first_level_as(int variant, size_t T0, const pair_t* pairs, const uint32_t* d_M, const level_plan& p,
+	                    xyzz* buckets) {
+		static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "the field type must have F's layout");
+		first_level<W>(variant, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases_),
+		               reinterpret_cast<xyzz_t<W>*>(buckets), p.a_keys, reinterpret_cast<xyzz_t<W>*>(p.a_pts));
 	}
 
 	// first_level launches the first accumulation level's kernel for variants 0 to 4 and 7 over

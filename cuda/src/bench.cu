@@ -58,7 +58,7 @@ void run_bench(int32_t device, int32_t op, int32_t chain, uint64_t n, int32_t re
 			if constexpr (Prime) launch<F, BENCH_MUL_KARA>(threads, out.get(), a.get(), b.get(), n, chain);
 			break;
 		default:
-			launch<F, BENCH_MUL_LOHI>(threads, out.get(), a.get(), b.get(), n, chain);
+			launch<F, BENCH_MUL_ALT>(threads, out.get(), a.get(), b.get(), n, chain);
 		}
 	};
 	run();  // warm-up: module load, clocks
