@@ -51,9 +51,6 @@
 namespace filc2 {
 namespace msm {
 
-// no_key: "no key" for agg_add_n (above every key of a pass: K = G·2^(c−1) ≪ 2^32).
-constexpr uint32_t no_key = 0xffffffffu;
-
 // The phases a timer's marks attribute time to (filc2_msm.h's FILC2_MSM_PHASE_*).
 // phase_sort is the sort's second half (the scatter, or the binned sort's key round), phase_hist its
 // first (the histogram and scan, or the bin round).
@@ -171,11 +168,6 @@ inline uint32_t atomic_add(uint32_t* p, uint32_t v) {
 }
 // agg_add: the same, for counters many threads of a warp may hit at once.
 inline uint32_t agg_add(uint32_t* counters, uint32_t key) { return atomic_add(&counters[key], 1); }
-// agg_add_n: agg_add for each key but no_key (whose pos means nothing).
-template <int K>
-inline void agg_add_n(uint32_t* counters, const uint32_t (&key)[K], uint32_t (&pos)[K]) {
-	for (int j = 0; j < K; ++j) pos[j] = key[j] != no_key ? atomic_add(&counters[key[j]], 1) : 0;
-}
 
 #else
 
@@ -378,29 +370,6 @@ __device__ __forceinline__ uint32_t agg_add(uint32_t* counters, uint32_t key) {
 	if (lane == leader) base = atomicAdd(&counters[key], __popc(peers));
 	base = __shfl_sync(peers, base, leader);
 	return base + rank;
-}
-
-// agg_add_n is agg_add for K keys a lane (no_key: none; its pos means nothing), with the K
-// atomics issued before any result is waited for: a returning atomic is a round trip to
-// L2, and the scatter did them one after another (session 14: 44 ms a pass of 402 M
-// pairs, the histogram's non-returning ones 9 ms).
-template <int K>
-__device__ __forceinline__ void agg_add_n(uint32_t* counters, const uint32_t (&key)[K], uint32_t (&pos)[K]) {
-	const unsigned active = __activemask();
-	unsigned lane;
-	asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-	unsigned peers[K];
-	uint32_t base[K];
-#pragma unroll
-	for (int j = 0; j < K; ++j) peers[j] = __match_any_sync(active, key[j]);
-#pragma unroll
-	for (int j = 0; j < K; ++j) {
-		base[j] = 0;
-		if (lane == __ffs(peers[j]) - 1 && key[j] != no_key) base[j] = atomicAdd(&counters[key[j]], __popc(peers[j]));
-	}
-#pragma unroll
-	for (int j = 0; j < K; ++j)
-		pos[j] = __shfl_sync(peers[j], base[j], __ffs(peers[j]) - 1) + __popc(peers[j] & ((1u << lane) - 1));
 }
 
 #endif

@@ -36,6 +36,9 @@
 namespace filc2 {
 namespace msm {
 
+// no_key: window_key's "no key" (a zero digit; above every key of a pass: G·2^(c−1) ≪ 2^32).
+constexpr uint32_t no_key = 0xffffffffu;
+
 // pair_t: a sorted (key, value) entry; value = point index | sign << 31.
 struct alignas(8) pair_t {
 	uint32_t key, val;
@@ -75,28 +78,15 @@ struct hist_body {
 	}
 };
 
-// scatter_body: idx maps scalar i to its base (nullptr: base i). The windows go in groups of
-// scatter_group, their positions reserved together (agg_add_n), then the pairs written.
-constexpr int scatter_group = 4;
+// scatter_body: idx maps scalar i to its base (nullptr: base i). (Reserving a lane's windows
+// together, so that the returning atomics overlap, measured no faster: cuda/NOTES.md, session 14.)
 struct scatter_body {
 	static constexpr unsigned threads = 256;
 	static __device__ void run(size_t i, const fr_t* __restrict__ prepared, const uint32_t* __restrict__ idx, int c,
 	                           int w0, int w1, uint32_t* starts, pair_t* __restrict__ pairs) {
-		const uint32_t* s = prepared[i].l;
-		const uint32_t sign = scalar_sign(s);
 		const uint32_t base = idx ? idx[i] : static_cast<uint32_t>(i);
-		for (int g = w0; g < w1; g += scatter_group) {
-			uint32_t key[scatter_group], neg[scatter_group], pos[scatter_group];
-#pragma unroll
-			for (int j = 0; j < scatter_group; ++j) {
-				neg[j] = 0;
-				key[j] = g + j < w1 ? window_key(s, g + j, w0, c, sign, neg[j]) : no_key;
-			}
-			agg_add_n(starts, key, pos);
-#pragma unroll
-			for (int j = 0; j < scatter_group; ++j)
-				if (key[j] != no_key) pairs[pos[j]] = pair_t{key[j], base | (neg[j] << 31)};
-		}
+		scalar_keys(prepared[i].l, c, w0, w1,
+		            [&](uint32_t key, uint32_t neg) { pairs[agg_add(starts, key)] = pair_t{key, base | (neg << 31)}; });
 	}
 };
 
