@@ -244,8 +244,10 @@ func TestWorker(t *testing.T) {
 	if !bytes.Contains(b, []byte("filc2_worker_registrations_total 1")) {
 		t.Fatalf("metrics:\n%s", b)
 	}
-	b, _ = os.ReadFile(filepath.Join(home, workerCallsFile))
-	if string(b) != "[]" {
-		t.Fatalf("calls file %q", b)
-	}
+	// The miner sees the return before the worker forgets the call, so the
+	// calls file empties a moment after WaitReturn.
+	plugintest.WaitFor(t, 10*time.Second, "the calls file to empty", func() bool {
+		b, err := os.ReadFile(filepath.Join(home, workerCallsFile))
+		return err == nil && string(b) == "[]"
+	})
 }
