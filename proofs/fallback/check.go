@@ -1,7 +1,10 @@
 package fallback
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -113,20 +116,80 @@ func NewPartition(p abi.PoStProof, vanillas []*SectorVanilla, k int) (*Partition
 // the reference in two places that would only make an invalid proof: every
 // root must equal the sector proof's comm_r_last (the circuit's root), and
 // for Winning every one of the 66 challenges is checked, not only the first.
-// The blocks are checked in parallel; the error is that of the first failing
+// Groups of blocks are checked in parallel, the paths of a group hashed
+// together (merkle.PoseidonRoots); the error is that of the first failing
 // block.
 func (pt *Partition) Check(r Randomness) error {
 	if err := CheckRandomness(r); err != nil {
 		return err
 	}
 	errs := make([]error, pt.Real)
-	par.Each(pt.Real, 0, func(i int) { errs[i] = pt.checkBlock(r, i) })
+	g := checkGroup(pt.Real, pt.Proof.ChallengeCount)
+	par.Each((pt.Real+g-1)/g, 0, func(q int) {
+		lo := q * g
+		pt.checkBlocks(r, lo, min(lo+g, pt.Real), errs)
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkGroup is how many blocks of challenges paths each Check hashes
+// together: about 128 paths, enough for the vector kernels, but at least
+// four groups a core, so that a small partition (Winning's 66 one-path
+// blocks) still spreads over the cores.
+func checkGroup(blocks, challenges int) int {
+	g := max(1, 128/max(1, challenges))
+	return max(1, min(g, blocks/(4*runtime.GOMAXPROCS(0))))
+}
+
+// checkBlocks checks blocks [lo, hi) into errs[lo:hi]: each block's
+// commitments, shapes and indices, then the paths of the blocks that pass,
+// hashed together.
+func (pt *Partition) checkBlocks(r Randomness, lo, hi int, errs []error) {
+	var (
+		leaves []merkle.Node
+		paths  []merkle.Path
+		at     [][2]int // block, inclusion proof of each path
+	)
+	for i := lo; i < hi; i++ {
+		if errs[i] = pt.checkBlock(r, i); errs[i] != nil {
+			continue
+		}
+		for j := range pt.Proofs[i].InclusionProofs {
+			m := &pt.Proofs[i].InclusionProofs[j]
+			leaves, paths, at = append(leaves, m.Leaf), append(paths, merklePath(m)), append(at, [2]int{i, j})
+		}
+	}
+	roots, err := merkle.PoseidonRoots(leaves, paths)
+	bad := -1
+	var pe *merkle.PathError
+	if errors.As(err, &pe) {
+		bad = pe.Path
+	} else if err != nil {
+		for i := lo; i < hi; i++ {
+			errs[i] = cmp.Or(errs[i], err)
+		}
+		return
+	}
+	for q, ij := range at {
+		i, j := ij[0], ij[1]
+		switch m := &pt.Proofs[i].InclusionProofs[j]; {
+		case errs[i] != nil:
+		case q == bad:
+			errs[i] = pt.fail(i, j, "%v", pe.Err)
+		case roots[q] != m.Root:
+			errs[i] = pt.fail(i, j, "the path of leaf %d hashes to %x, not to its root %x: a sibling or the leaf is wrong", paths[q].LeafIndex(), roots[q], m.Root)
+		}
+	}
+}
+
+// fail is a *CheckError of block i, inclusion proof j (−1: the block).
+func (pt *Partition) fail(i, j int, format string, args ...any) error {
+	return &CheckError{SectorID: pt.Sectors[i].ID, Block: i, Proof: j, What: fmt.Sprintf(format, args...)}
 }
 
 // PublicSectors returns the sectors as the verifier lists them (the input of
@@ -142,42 +205,33 @@ func (pt *Partition) PublicSectors() []PublicSector {
 // sectorIndex is the block's sector_index in the challenge derivation.
 func (pt *Partition) sectorIndex(i int) int { return pt.Index*pt.Proof.SectorCount + i }
 
+// checkBlock checks block i but for its paths' hashes: comm_r, the count of
+// inclusion proofs, their shapes, roots and leaf indices.
 func (pt *Partition) checkBlock(r Randomness, i int) error {
 	p, pub, sp := pt.Proof, pt.Sectors[i], &pt.Proofs[i]
-	fail := func(proof int, format string, args ...any) error {
-		return &CheckError{SectorID: pub.ID, Block: i, Proof: proof, What: fmt.Sprintf(format, args...)}
-	}
 	commC, err1 := fr.LittleEndian.Element(&sp.CommC)
 	commRLast, err2 := fr.LittleEndian.Element(&sp.CommRLast)
 	if err1 != nil || err2 != nil {
-		return fail(-1, "comm_c or comm_r_last is not a field element")
+		return pt.fail(i, -1, "comm_c or comm_r_last is not a field element")
 	}
 	h := poseidon.Hash2(commC, commRLast)
 	if got := nodeOf(&h); got != pub.CommR {
-		return fail(-1, "Poseidon2(comm_c, comm_r_last) = %x, comm_r is %x: comm_c, comm_r_last or comm_r is wrong", got, pub.CommR)
+		return pt.fail(i, -1, "Poseidon2(comm_c, comm_r_last) = %x, comm_r is %x: comm_c, comm_r_last or comm_r is wrong", got, pub.CommR)
 	}
 	if len(sp.InclusionProofs) != p.ChallengeCount {
-		return fail(-1, "%d inclusion proofs, %s wants %d", len(sp.InclusionProofs), p.Name, p.ChallengeCount)
+		return pt.fail(i, -1, "%d inclusion proofs, %s wants %d", len(sp.InclusionProofs), p.Name, p.ChallengeCount)
 	}
 	chs := CircuitChallenges(p, r, pub.ID, pt.sectorIndex(i))
 	for j := range sp.InclusionProofs {
 		m := &sp.InclusionProofs[j]
 		if err := checkShape(p, m); err != nil {
-			return fail(j, "%v", err)
+			return pt.fail(i, j, "%v", err)
 		}
 		if m.Root != sp.CommRLast {
-			return fail(j, "root %x is not the sector's comm_r_last %x", m.Root, sp.CommRLast)
+			return pt.fail(i, j, "root %x is not the sector's comm_r_last %x", m.Root, sp.CommRLast)
 		}
-		path := merklePath(m)
-		if got := path.LeafIndex(); got != chs[j] {
-			return fail(j, "opens leaf %d, the challenge is leaf %d (another randomness, sector or partition?)", got, chs[j])
-		}
-		root, err := merkle.PoseidonRoot(m.Leaf, path)
-		if err != nil {
-			return fail(j, "%v", err)
-		}
-		if root != m.Root {
-			return fail(j, "the path of leaf %d hashes to %x, not to its root %x: a sibling or the leaf is wrong", chs[j], root, m.Root)
+		if got := merklePath(m).LeafIndex(); got != chs[j] {
+			return pt.fail(i, j, "opens leaf %d, the challenge is leaf %d (another randomness, sector or partition?)", got, chs[j])
 		}
 	}
 	return nil

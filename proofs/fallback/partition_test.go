@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -53,5 +54,64 @@ func TestNewPartitionShapes(t *testing.T) {
 	}
 	if _, err := PublicInputs(wdw, [32]byte{31: 0xff}, []PublicSector{{ID: 1}}, 0); err == nil || !strings.Contains(err.Error(), "top two bits") {
 		t.Errorf("unmasked randomness: %v", err)
+	}
+}
+
+// Blocks checked as one group (their paths hashed together) keep their own
+// errors, and the group reports the right block and inclusion proof for a
+// wrong sibling and for one that is not a field element, whichever comes
+// first.
+func TestCheckGroupNamesTheBlock(t *testing.T) {
+	r := MaskRandomness([32]byte{6, 31: 0xff})
+	win, _ := abi.ParsePoStName("StackedDrgWinning2KiBV1")
+	fresh := func() *Partition {
+		pt, err := NewPartition(win, []*SectorVanilla{sparseVanilla(t, win, 9, 0, r)}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The 66 blocks share their sector proof's slices: give each its own.
+		for i := range pt.Proofs {
+			m := pt.Proofs[i].InclusionProofs[0]
+			m.Base = append([]PathElement(nil), m.Base...)
+			for k := range m.Base {
+				m.Base[k].Hashes = append([]Domain(nil), m.Base[k].Hashes...)
+			}
+			pt.Proofs[i].InclusionProofs = []MerkleProof{m}
+		}
+		return pt
+	}
+	pt := fresh()
+	errs := make([]error, pt.Real)
+	pt.checkBlocks(r, 0, pt.Real, errs)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("block %d of an untouched partition: %v", i, err)
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		wrong     int // a flipped sibling
+		nonField  int // a sibling ≥ p
+		wantBlock int
+		want      string
+	}{
+		{"wrong sibling first", 9, 12, 9, "hashes to"},
+		{"non-field sibling first", 13, 12, 12, "level 0 sibling 0: invalid fr.Element"},
+	} {
+		pt := fresh()
+		pt.Proofs[tc.wrong].InclusionProofs[0].Base[1].Hashes[0][0] ^= 1
+		pt.Proofs[tc.nonField].InclusionProofs[0].Base[0].Hashes[0] = Domain{31: 0xff}
+		errs := make([]error, pt.Real)
+		pt.checkBlocks(r, 0, pt.Real, errs)
+		for i, err := range errs {
+			if (err != nil) != (i == tc.wrong || i == tc.nonField) {
+				t.Fatalf("%s: block %d: %v", tc.name, i, err)
+			}
+		}
+		err := pt.Check(r)
+		var ce *CheckError
+		if !errors.As(err, &ce) || ce.Block != tc.wantBlock || ce.Proof != 0 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want block %d: %q", tc.name, err, tc.wantBlock, tc.want)
+		}
 	}
 }
