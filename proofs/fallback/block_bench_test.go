@@ -41,21 +41,40 @@ func BenchmarkCheckWindow32GiB(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pt.Real), "ns/block")
 }
 
-func BenchmarkWitnessBlockWindow32GiB(b *testing.B) {
-	pt, _ := window32GiB(b, 1)
+// BenchmarkWitnessWindow32GiB reports the witness synthesis's cost per block
+// on one goroutine, over 12 sectors: "traced" as Synthesize runs it (the
+// paths' hashes computed together ahead, blockTracer), "direct" each hash in
+// its gadget call.
+func BenchmarkWitnessWindow32GiB(b *testing.B) {
+	pt, _ := window32GiB(b, 12)
 	in, err := pt.CircuitInput()
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := r1cs.New(r1cs.Count).Measure(func(m *r1cs.System) error { return synthesizeBlock(m, &in.Blocks[0]) })
+	blocks := in.Blocks[:12]
+	l, err := r1cs.New(r1cs.Count).Measure(func(m *r1cs.System) error { return synthesizeBlock(m, &blocks[0], nil) })
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ResetTimer()
-	for range b.N {
-		cs := r1cs.New(r1cs.Witness, r1cs.WithCapacity(l.Aux, l.Constraints))
-		if err := synthesizeBlock(cs, &in.Blocks[0]); err != nil {
-			b.Fatal(err)
-		}
+	for _, traced := range []bool{true, false} {
+		name := map[bool]string{true: "traced", false: "direct"}[traced]
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				cs := r1cs.New(r1cs.Witness, r1cs.WithCapacity(len(blocks)*l.Aux, len(blocks)*l.Constraints))
+				if traced {
+					err = synthesizeChunk(cs, blocks, 0, func() {})
+				} else {
+					for i := range blocks {
+						if err = synthesizeBlock(cs, &blocks[i], nil); err != nil {
+							break
+						}
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(blocks)), "ns/block")
+		})
 	}
 }

@@ -172,9 +172,14 @@ func Synthesize(cs *r1cs.System, p abi.PoStProof, in *CircuitInput, opts ...Synt
 	if cs.CanFork() && workers > 1 && len(in.Blocks) > 1 {
 		return synthesizeParallel(cs, in.Blocks, min(workers, len(in.Blocks)), &cfg)
 	}
+	tr := newBlockTracer(cs, in.Blocks)
 	for i := range in.Blocks {
+		traces, err := tr.of(i)
+		if err != nil {
+			return fmt.Errorf("fallback: block %d: %w", i, err)
+		}
 		cs.Pushf("sector_%d", i)
-		err := synthesizeBlock(cs, &in.Blocks[i])
+		err = synthesizeBlock(cs, &in.Blocks[i], traces)
 		cs.Pop()
 		if err != nil {
 			return fmt.Errorf("fallback: block %d: %w", i, err)
@@ -211,8 +216,9 @@ func checkInput(p abi.PoStProof, in *CircuitInput) error {
 	return nil
 }
 
-// synthesizeBlock is Sector::synthesize.
-func synthesizeBlock(cs *r1cs.System, b *Block) error {
+// synthesizeBlock is Sector::synthesize; traces, when not nil, are the
+// Poseidon witness of the block's paths (blockTracer).
+func synthesizeBlock(cs *r1cs.System, b *Block, traces []gadgets.PathTrace) error {
 	commRLast := gadgets.AllocNum(cs, b.CommRLast)
 	commC := gadgets.AllocNum(cs, b.CommC)
 	commR := gadgets.AllocNum(cs, b.CommR)
@@ -227,7 +233,12 @@ func synthesizeBlock(cs *r1cs.System, b *Block) error {
 	for j := range b.Leaves {
 		cs.Pushf("challenge_inclusion_%d", j)
 		leaf := gadgets.AllocNum(cs, b.Leaves[j])
-		err := gadgets.PoRPoseidon(cs, leaf, commRLast, b.Paths[j])
+		var err error
+		if traces != nil {
+			err = gadgets.PoRPoseidonTraced(cs, leaf, commRLast, b.Paths[j], traces[j])
+		} else {
+			err = gadgets.PoRPoseidon(cs, leaf, commRLast, b.Paths[j])
+		}
 		cs.Pop()
 		if err != nil {
 			return fmt.Errorf("challenge %d: %w", j, err)
@@ -244,8 +255,13 @@ func synthesizeChunk(cs *r1cs.System, blocks []Block, first int, tick func()) (e
 			err = fmt.Errorf("fallback: synthesis panicked: %v", r)
 		}
 	}()
+	tr := newBlockTracer(cs, blocks)
 	for i := range blocks {
-		if err := synthesizeBlock(cs, &blocks[i]); err != nil {
+		traces, err := tr.of(i)
+		if err == nil {
+			err = synthesizeBlock(cs, &blocks[i], traces)
+		}
+		if err != nil {
 			return fmt.Errorf("fallback: block %d: %w", first+i, err)
 		}
 		tick()
@@ -253,12 +269,59 @@ func synthesizeChunk(cs *r1cs.System, blocks []Block, first int, tick func()) (e
 	return nil
 }
 
+// traceBlockPaths is about how many paths a blockTracer traces at once: long
+// enough vectors for poseidon.Batch, a few MB of traces a goroutine.
+const traceBlockPaths = 64
+
+// blockTracer computes the Poseidon witness of the blocks' paths ahead of
+// their synthesis (gadgets.TracePoRPoseidon), the paths of a group of blocks
+// hashed together, when the System is in Witness mode: there the values are
+// all that synthesis computes, and hashing many paths at once is about
+// three times faster. In other modes it traces nothing.
+type blockTracer struct {
+	blocks []Block
+	on     bool
+	tracer gadgets.PoRTracer
+	lo, hi int // the blocks traced
+	traces []gadgets.PathTrace
+}
+
+func newBlockTracer(cs *r1cs.System, blocks []Block) *blockTracer {
+	return &blockTracer{blocks: blocks, on: cs.Mode() == r1cs.Witness}
+}
+
+// of returns the traces of block i's challenges, nil when not tracing.
+func (t *blockTracer) of(i int) ([]gadgets.PathTrace, error) {
+	if !t.on {
+		return nil, nil
+	}
+	if i < t.lo || i >= t.hi {
+		per := max(1, len(t.blocks[i].Leaves))
+		t.lo, t.hi = i, min(len(t.blocks), i+max(1, traceBlockPaths/per))
+		var leaves []fr.Element
+		var paths [][]gadgets.AuthLevel
+		for _, b := range t.blocks[t.lo:t.hi] {
+			leaves, paths = append(leaves, b.Leaves...), append(paths, b.Paths...)
+		}
+		var err error
+		if t.traces, err = t.tracer.Trace(leaves, paths); err != nil {
+			t.lo, t.hi = 0, 0
+			return nil, err
+		}
+	}
+	off := 0
+	for _, b := range t.blocks[t.lo:i] {
+		off += len(b.Leaves)
+	}
+	return t.traces[off : off+len(t.blocks[i].Leaves)], nil
+}
+
 // synthesizeParallel splits the blocks into one contiguous chunk per worker,
 // each forked at its place in the sequential order. Chunks, not a child per
 // block: a Count or Record child keeps density sets as long as the circuit,
 // so 2349 children would cost tens of GB.
 func synthesizeParallel(cs *r1cs.System, blocks []Block, workers int, cfg *synthConfig) error {
-	l, err := cs.Measure(func(m *r1cs.System) error { return synthesizeBlock(m, &blocks[0]) })
+	l, err := cs.Measure(func(m *r1cs.System) error { return synthesizeBlock(m, &blocks[0], nil) })
 	if err != nil {
 		return fmt.Errorf("fallback: block 0: %w", err)
 	}

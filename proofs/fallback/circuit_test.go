@@ -186,3 +186,69 @@ func check(p abi.PoStProof, in *CircuitInput) ([]fr.Element, error) {
 	inputs, _ := cs.Assignment()
 	return inputs, nil
 }
+
+// Witness mode, where the paths' hashes are traced ahead (blockTracer), gives
+// the assignment and constraint count of Check mode, which computes each
+// hash in its gadget: sequentially and forked, for Window (many challenges a
+// block, more blocks than a tracer group) and Winning 32GiB (one challenge a
+// block, sub-tree levels).
+func TestWitnessEqualsCheck(t *testing.T) {
+	r := MaskRandomness([32]byte{8, 31: 0xff})
+	for _, tc := range []struct {
+		name    string
+		sectors int
+	}{{"StackedDrgWindow2KiBV1_1", 2}, {"StackedDrgWinning32GiBV1", 1}} {
+		p, _ := abi.ParsePoStName(tc.name)
+		var vs []*SectorVanilla
+		for i := range tc.sectors {
+			vs = append(vs, sparseVanilla(t, p, uint64(40+i), i, r))
+		}
+		pt, err := NewPartition(p, vs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := pt.CircuitInput()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// More blocks than one tracer group: repeat the blocks.
+		if len(in.Blocks) < 2*traceBlockPaths {
+			p.SectorCount = 2*traceBlockPaths + 3
+			for len(in.Blocks) < p.SectorCount {
+				in.Blocks = append(in.Blocks, in.Blocks[len(in.Blocks)%tc.sectors])
+			}
+		}
+		cc := r1cs.New(r1cs.Check)
+		if err := Synthesize(cc, p, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := cc.Finish(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		wantIn, wantAux := cc.Assignment()
+		for _, workers := range []int{1, 3} {
+			ws := r1cs.New(r1cs.Witness)
+			if err := Synthesize(ws, p, in, WithParallelism(workers)); err != nil {
+				t.Fatal(err)
+			}
+			if err := ws.Finish(); err != nil {
+				t.Fatal(err)
+			}
+			gotIn, gotAux := ws.Assignment()
+			if ws.NumConstraints() != cc.NumConstraints() || len(gotIn) != len(wantIn) || len(gotAux) != len(wantAux) {
+				t.Fatalf("%s, %d workers: %d/%d constraints, %d/%d inputs, %d/%d aux", tc.name, workers,
+					ws.NumConstraints(), cc.NumConstraints(), len(gotIn), len(wantIn), len(gotAux), len(wantAux))
+			}
+			for i := range wantAux {
+				if !gotAux[i].Equal(&wantAux[i]) {
+					t.Fatalf("%s, %d workers: aux %d differs", tc.name, workers, i)
+				}
+			}
+			for i := range wantIn {
+				if !gotIn[i].Equal(&wantIn[i]) {
+					t.Fatalf("%s, %d workers: input %d differs", tc.name, workers, i)
+				}
+			}
+		}
+	}
+}

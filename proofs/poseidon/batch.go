@@ -19,10 +19,12 @@ type Batch struct {
 	vector bool // the vector form (false: Hash per input)
 	in     []fr.Element
 
-	bufS, bufT [maxWidth]fr.Vector // the state and the next one, n long
-	bufP       fr.Vector
-	s, tmp     [maxWidth]fr.Vector // the first m elements of bufS, bufT (swapped by mulDense)
-	prod       fr.Vector
+	bufS, bufT  [maxWidth]fr.Vector // the state and the next one, n long
+	bufP, bufP2 fr.Vector
+	s, tmp      [maxWidth]fr.Vector // the first m elements of bufS, bufT (swapped by mulDense)
+	prod, prod2 fr.Vector
+	trace       [][]fr.Element // HashTrace's output, nil for Hash
+	emitted     int            // gadget values traced so far
 }
 
 // NewBatch returns a Batch of n hashes with c's arity.
@@ -40,7 +42,7 @@ func newBatch(c *Constants, n int, vector bool) *Batch {
 			b.bufS[i] = make(fr.Vector, n)
 			b.bufT[i] = make(fr.Vector, n)
 		}
-		b.bufP = make(fr.Vector, n)
+		b.bufP, b.bufP2 = make(fr.Vector, n), make(fr.Vector, n)
 	}
 	return b
 }
@@ -59,45 +61,85 @@ func (b *Batch) Input(i int) []fr.Element {
 
 // Hash sets out[i] to Hash of Input(i) for every i < len(out) ≤ Len: the
 // first len(out) inputs are hashed.
-func (b *Batch) Hash(out []fr.Element) {
+func (b *Batch) Hash(out []fr.Element) { b.run(out, nil) }
+
+// HashTrace is Hash that also writes Trace of each input: hash i's
+// GadgetConstraints values to traces[i] (len(traces) = len(out)).
+func (b *Batch) HashTrace(out []fr.Element, traces [][]fr.Element) {
+	g := b.c.GadgetConstraints()
+	if len(traces) != len(out) {
+		panic(fmt.Sprintf("poseidon: %d traces for %d hashes", len(traces), len(out)))
+	}
+	for _, tr := range traces {
+		if len(tr) != g {
+			panic(fmt.Sprintf("poseidon: a trace of %d values, arity %d allocates %d", len(tr), b.c.arity, g))
+		}
+	}
+	b.run(out, traces)
+}
+
+func (b *Batch) run(out []fr.Element, trace [][]fr.Element) {
 	if len(out) > b.n {
 		panic(fmt.Sprintf("poseidon: %d outputs for a batch of %d", len(out), b.n))
 	}
+	c, t, m := b.c, b.c.width, len(out)
 	if !b.vector {
 		for i := range out {
-			out[i] = Hash(b.c, b.Input(i))
+			if trace != nil {
+				out[i] = c.Trace(trace[i], b.Input(i))
+			} else {
+				out[i] = Hash(c, b.Input(i))
+			}
 		}
 		return
 	}
-	c, t, n := b.c, b.c.width, len(out)
 	for i := range t {
-		b.s[i], b.tmp[i] = b.bufS[i][:n], b.bufT[i][:n]
+		b.s[i], b.tmp[i] = b.bufS[i][:m], b.bufT[i][:m]
 	}
-	b.prod = b.bufP[:n]
-	s := b.s[:t]
-	for k := range n {
-		s[0][k] = c.merkleTag
-	}
-	for i := 1; i < t; i++ {
-		si := s[i]
-		for k := range n {
-			si[k] = b.in[k*c.arity+i-1]
-		}
-	}
+	b.prod, b.prod2 = b.bufP[:m], b.bufP2[:m]
+	b.trace, b.emitted = trace, 0
 	b.permute()
-	b.dot(out, c.mixM[t:2*t])
+	b.dotInto(b.tmp[0], c.mixM[t:2*t])
+	copy(out, b.tmp[0])
+	b.emit(b.tmp[0])
+	b.trace = nil
 }
 
-// permute is Constants.permute on the vectors.
+// permute walks the permutation as the gadget does (gadgetRun.run), on the
+// vectors, emitting what the gadget allocates when tracing: round 0 (the
+// tag's S-box a constant, each input's (x + pre)^5 + post), the full rounds,
+// pre_sparse, the partial rounds, the last full rounds; the final M product
+// is left to the caller.
 func (b *Batch) permute() {
 	c, t, h := b.c, b.c.width, FullRounds/2
 	crc := c.crc
-	for i := range t {
-		addConst(b.s[i], &crc[i])
+	tag := c.merkleTag
+	tag.Add(&tag, &crc[0])
+	sbox(&tag)
+	tag.Add(&tag, &crc[t])
+	for k := range b.s[0] {
+		b.s[0][k] = tag
 	}
-	k := t
-	for r := range h {
-		b.fullRound(crc[k : k+t])
+	for i := 1; i < t; i++ {
+		u := b.s[i]
+		for k := range u {
+			u[k] = b.in[k*c.arity+i-1]
+		}
+		addConst(u, &crc[i])
+		b.prod.Mul(u, u)
+		b.emit(b.prod)
+		b.prod2.Mul(b.prod, b.prod)
+		b.emit(b.prod2)
+		u.Mul(u, b.prod2)
+		addConst(u, &crc[t+i])
+		b.emit(u)
+	}
+	b.mulDense(c.mixM)
+	k := 2 * t
+	for r := 1; r < h; r++ {
+		for i := range t {
+			b.sbox(b.s[i], &crc[k+i])
+		}
 		k += t
 		if r == h-1 {
 			b.mulDense(c.mixPre)
@@ -107,34 +149,47 @@ func (b *Batch) permute() {
 	}
 	stride := 2*t - 1
 	for p := range c.rp {
-		b.sbox(b.s[0])
-		addConst(b.s[0], &crc[k])
+		b.sbox(b.s[0], &crc[k])
 		k++
 		b.mulSparse(c.mixSparse[p*stride : (p+1)*stride])
 	}
 	for range h - 1 {
-		b.fullRound(crc[k : k+t])
+		for i := range t {
+			b.sbox(b.s[i], &crc[k+i])
+		}
 		k += t
 		b.mulDense(c.mixM)
 	}
 	for i := range t {
-		b.sbox(b.s[i])
+		b.sbox(b.s[i], nil)
 	}
 }
 
-// sbox sets x to x^5, element-wise.
-func (b *Batch) sbox(x fr.Vector) {
+// sbox sets x to x^5 (+ key), element-wise, emitting x, x², x⁴ and the result
+// as gadgetRun.sbox allocates them.
+func (b *Batch) sbox(x fr.Vector, key *fr.Element) {
+	b.emit(x)
 	b.prod.Mul(x, x)
-	b.prod.Mul(b.prod, b.prod)
-	x.Mul(x, b.prod)
+	b.emit(b.prod)
+	b.prod2.Mul(b.prod, b.prod)
+	b.emit(b.prod2)
+	x.Mul(x, b.prod2)
+	if key != nil {
+		addConst(x, key)
+	}
+	b.emit(x)
 }
 
-// fullRound applies x^5 then adds key to every element of the state.
-func (b *Batch) fullRound(key []fr.Element) {
-	for i := range b.c.width {
-		b.sbox(b.s[i])
-		addConst(b.s[i], &key[i])
+// emit records v as the next gadget value of each hash, when tracing.
+func (b *Batch) emit(v fr.Vector) {
+	if b.trace == nil {
+		return
 	}
+	e := b.emitted
+	for k := range v {
+		b.trace[k][e] = v[k]
+	}
+	b.emitted++
 }
 
 // mulDense sets the state to s·P where mt = Pᵀ row-major, as mulDense does.
@@ -167,12 +222,6 @@ func (b *Batch) dotInto(dst fr.Vector, row []fr.Element) {
 		b.prod.ScalarMul(b.s[i], &row[i])
 		dst.Add(dst, b.prod)
 	}
-}
-
-// dot writes Σ row[i]·s[i] to out.
-func (b *Batch) dot(out []fr.Element, row []fr.Element) {
-	b.dotInto(b.tmp[0], row)
-	copy(out, b.tmp[0])
 }
 
 // addConst adds c to every element of v.

@@ -57,13 +57,14 @@ func HashCircuitTagged(cs *r1cs.System, c *Constants, tag fr.Element, inputs []N
 // witness values, allocating each intermediate value in the gadget's order and,
 // when the System is constraining, replaying the template row of that aux.
 type gadgetRun struct {
-	cs     *r1cs.System
+	cs     *r1cs.System // nil: record the values into trace instead
 	inputs []Num
 	tag    fr.Element   // the domain tag, element 0 of the state
 	shape  *gadgetShape // nil in Witness mode
 	check  bool
 	aux    []r1cs.Variable // the gadget's aux so far (constraining modes)
 	n      int             // aux allocated so far
+	trace  []fr.Element    // with cs nil, the values of the aux in order
 }
 
 func (g *gadgetRun) run(c *Constants) Num {
@@ -141,6 +142,11 @@ func (g *gadgetRun) sbox(x *fr.Element, key *fr.Element) {
 
 // emit allocates the gadget's next aux with value v and enforces its constraint.
 func (g *gadgetRun) emit(v *fr.Element) r1cs.Variable {
+	if g.cs == nil {
+		g.trace[g.n] = *v
+		g.n++
+		return 0
+	}
 	x := g.cs.Alloc(*v)
 	if g.shape != nil {
 		g.aux = append(g.aux, x)
@@ -176,4 +182,39 @@ func (g *gadgetRun) variable(s slot) r1cs.Variable {
 		return g.inputs[s-1].Var
 	}
 	return g.aux[int(s)-len(g.inputs)-1]
+}
+
+// Trace writes to trace (len c.GadgetConstraints()) the values HashCircuit
+// allocates for inputs, in its order, and returns the hash: the witness of
+// one gadget call computed apart from any System, for ReplayCircuit.
+func (c *Constants) Trace(trace, inputs []fr.Element) fr.Element {
+	if len(inputs) != c.arity || len(trace) != c.GadgetConstraints() {
+		panic(fmt.Sprintf("poseidon: a trace of %d values of %d inputs, arity %d wants %d and %d", len(trace), len(inputs), c.arity, c.GadgetConstraints(), c.arity))
+	}
+	var buf [maxWidth]Num
+	for i := range inputs {
+		buf[i].Val = inputs[i]
+	}
+	g := gadgetRun{inputs: buf[:c.arity], tag: c.merkleTag, trace: trace}
+	return g.run(c).Val
+}
+
+// ReplayCircuit is HashCircuit in Witness mode from a trace (Trace or
+// Batch.HashTrace of the same inputs): it allocates the trace's values as
+// HashCircuit would compute them, without computing. Other modes build
+// constraints, which a trace does not hold: they are refused.
+func ReplayCircuit(cs *r1cs.System, c *Constants, trace []fr.Element) (Num, error) {
+	if cs.Constraining() {
+		return Num{}, fmt.Errorf("poseidon: a traced hash replayed in %v mode (Witness only)", cs.Mode())
+	}
+	if len(trace) != c.GadgetConstraints() {
+		return Num{}, fmt.Errorf("poseidon: a trace of %d values, arity %d allocates %d", len(trace), c.arity, c.GadgetConstraints())
+	}
+	var out Num
+	for i := range trace {
+		out.Var = cs.Alloc(trace[i])
+	}
+	out.Val = trace[len(trace)-1]
+	cs.SkipConstraints(len(trace))
+	return out, nil
 }
