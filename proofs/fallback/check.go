@@ -1,8 +1,6 @@
 package fallback
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"runtime"
 
@@ -151,9 +149,8 @@ func checkGroup(blocks, challenges int) int {
 // hashed together.
 func (pt *Partition) checkBlocks(r Randomness, lo, hi int, errs []error) {
 	var (
-		leaves []merkle.Node
-		paths  []merkle.Path
-		at     [][2]int // block, inclusion proof of each path
+		ops []merkle.Opening
+		at  [][2]int // block, inclusion proof of each opening
 	)
 	for i := lo; i < hi; i++ {
 		if errs[i] = pt.checkBlock(r, i); errs[i] != nil {
@@ -161,28 +158,18 @@ func (pt *Partition) checkBlocks(r Randomness, lo, hi int, errs []error) {
 		}
 		for j := range pt.Proofs[i].InclusionProofs {
 			m := &pt.Proofs[i].InclusionProofs[j]
-			leaves, paths, at = append(leaves, m.Leaf), append(paths, merklePath(m)), append(at, [2]int{i, j})
+			ops, at = append(ops, merkle.Opening{Leaf: m.Leaf, Path: merklePath(m)}), append(at, [2]int{i, j})
 		}
 	}
-	roots, err := merkle.PoseidonRoots(leaves, paths)
-	bad := -1
-	var pe *merkle.PathError
-	if errors.As(err, &pe) {
-		bad = pe.Path
-	} else if err != nil {
-		for i := lo; i < hi; i++ {
-			errs[i] = cmp.Or(errs[i], err)
-		}
-		return
-	}
+	roots, perrs := merkle.PoseidonRoots(ops)
 	for q, ij := range at {
 		i, j := ij[0], ij[1]
 		switch m := &pt.Proofs[i].InclusionProofs[j]; {
 		case errs[i] != nil:
-		case q == bad:
-			errs[i] = pt.fail(i, j, "%v", pe.Err)
+		case perrs != nil && perrs[q] != nil:
+			errs[i] = pt.fail(i, j, "%v", perrs[q])
 		case roots[q] != m.Root:
-			errs[i] = pt.fail(i, j, "the path of leaf %d hashes to %x, not to its root %x: a sibling or the leaf is wrong", paths[q].LeafIndex(), roots[q], m.Root)
+			errs[i] = pt.fail(i, j, "the path of leaf %d hashes to %x, not to its root %x: a sibling or the leaf is wrong", ops[q].Path.LeafIndex(), roots[q], m.Root)
 		}
 	}
 }

@@ -13,64 +13,59 @@ import (
 // cache.
 const rootsChunk = 256
 
-// PathError is the first path PoseidonRoots could not hash.
-type PathError struct {
-	Path int   // its index in the paths given
-	Err  error // why, as PoseidonRoot says it
+// Opening is a leaf and its inclusion path.
+type Opening struct {
+	Leaf Node
+	Path Path
 }
 
-func (e *PathError) Error() string { return fmt.Sprintf("merkle: path %d: %v", e.Path, e.Err) }
-func (e *PathError) Unwrap() error { return e.Err }
-
-// PoseidonRoots is PoseidonRoot of (leaves[i], paths[i]) for every i,
-// hashing level by level in poseidon.Batch batches: about three times the
-// hashes a second on a CPU with AVX-512 IFMA. The paths may differ in
-// length and arities. A path PoseidonRoot would refuse (an arity other than
-// 2 or 8, an index outside it, a node that is not a canonical field
-// element) gets a zero root, and the first of them (by index) is returned
-// as a *PathError beside the roots of all the others.
-func PoseidonRoots(leaves []Node, paths []Path) ([]Node, error) {
-	if len(leaves) != len(paths) {
-		return nil, fmt.Errorf("merkle: %d leaves and %d paths", len(leaves), len(paths))
-	}
-	roots := make([]Node, len(paths))
-	var first error
+// PoseidonRoots is PoseidonRoot of every opening, hashing level by level in
+// poseidon.Batch batches: about three times the hashes a second on a CPU
+// with AVX-512 IFMA. The paths may differ in length and arities. errs is nil
+// when every opening was hashed; else errs[i] says why opening i was not
+// (what PoseidonRoot says: an arity other than 2 or 8, an index outside it,
+// a node that is not a canonical field element) and its root is zero.
+func PoseidonRoots(ops []Opening) (roots []Node, errs []error) {
+	roots = make([]Node, len(ops))
 	var b2, b8 *poseidon.Batch
-	for lo := 0; lo < len(paths); lo += rootsChunk {
-		hi := min(lo+rootsChunk, len(paths))
+	for lo := 0; lo < len(ops); lo += rootsChunk {
+		hi := min(lo+rootsChunk, len(ops))
 		if b2 == nil {
 			c2, err2 := poseidon.ConstantsFor(2)
 			c8, err8 := poseidon.ConstantsFor(8)
-			if err2 != nil || err8 != nil {
-				return nil, fmt.Errorf("merkle: Poseidon constants: %v %v", err2, err8)
+			if err2 != nil || err8 != nil { // never: both arities are built in
+				errs = make([]error, len(ops))
+				for i := range errs {
+					errs[i] = fmt.Errorf("merkle: Poseidon constants: %v %v", err2, err8)
+				}
+				return roots, errs
 			}
 			b2, b8 = poseidon.NewBatch(c2, hi-lo), poseidon.NewBatch(c8, hi-lo)
 		}
-		err := rootsChunkOf(leaves[lo:hi], paths[lo:hi], roots[lo:hi], b2, b8)
-		if pe, ok := err.(*PathError); ok && first == nil {
-			pe.Path += lo
-			first = pe
-		}
+		rootsChunkOf(ops[lo:hi], roots[lo:hi], b2, b8, func(i int, err error) {
+			if errs == nil {
+				errs = make([]error, len(ops))
+			}
+			errs[lo+i] = err
+		})
 	}
-	return roots, first
+	return roots, errs
 }
 
-// rootsChunkOf computes the roots of one chunk (at most the batches' length).
-func rootsChunkOf(leaves []Node, paths []Path, roots []Node, b2, b8 *poseidon.Batch) error {
-	n := len(paths)
+// rootsChunkOf computes the roots of one chunk (at most the batches'
+// length), reporting each refused opening to refuse.
+func rootsChunkOf(ops []Opening, roots []Node, b2, b8 *poseidon.Batch, refuse func(i int, err error)) {
+	n := len(ops)
 	cur := make([]fr.Element, n)
 	ok := make([]bool, n)
-	var first error
 	depth := 0
-	for i := range paths {
-		if err := checkPoseidonPath(&leaves[i], paths[i], &cur[i]); err != nil {
-			if first == nil {
-				first = &PathError{Path: i, Err: err}
-			}
+	for i := range ops {
+		if err := checkPoseidonPath(&ops[i].Leaf, ops[i].Path, &cur[i]); err != nil {
+			refuse(i, err)
 			continue
 		}
 		ok[i] = true
-		depth = max(depth, len(paths[i]))
+		depth = max(depth, len(ops[i].Path))
 	}
 	at := make([]int, 0, n)
 	out := make([]fr.Element, n)
@@ -78,8 +73,8 @@ func rootsChunkOf(leaves []Node, paths []Path, roots []Node, b2, b8 *poseidon.Ba
 		for _, b := range []*poseidon.Batch{b2, b8} {
 			a := b.Arity()
 			at = at[:0]
-			for i, p := range paths {
-				if ok[i] && len(p) > k && len(p[k].Siblings)+1 == a {
+			for i := range ops {
+				if p := ops[i].Path; ok[i] && len(p) > k && len(p[k].Siblings)+1 == a {
 					fillChildren(b.Input(len(at)), cur[i], &p[k])
 					at = append(at, i)
 				}
@@ -93,12 +88,11 @@ func rootsChunkOf(leaves []Node, paths []Path, roots []Node, b2, b8 *poseidon.Ba
 			}
 		}
 	}
-	for i := range paths {
+	for i := range ops {
 		if ok[i] {
 			roots[i] = nodeOf(&cur[i])
 		}
 	}
-	return first
 }
 
 // checkPoseidonPath refuses what PoseidonRoot refuses and sets leaf's element.

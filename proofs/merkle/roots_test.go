@@ -1,7 +1,6 @@
 package merkle
 
 import (
-	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -15,8 +14,7 @@ import (
 // zero root and the first of them is named, while the others are hashed.
 func TestPoseidonRootsEqualsPoseidonRoot(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var leaves []Node
-	var paths []Path
+	var ops []Opening
 	for _, s := range []Shape{{8, 0, 0}, {8, 8, 0}, {8, 8, 2}, {2, 0, 0}} {
 		n := s.BaseTrees() * 64
 		el := make([]fr.Element, n)
@@ -36,51 +34,46 @@ func TestPoseidonRootsEqualsPoseidonRoot(t *testing.T) {
 			if r.IntN(5) == 0 { // a wrong sibling: another root, still hashed
 				p[r.IntN(len(p))].Siblings[0][0] ^= 1
 			}
-			leaves, paths = append(leaves, nodeOf(&el[i])), append(paths, p)
+			ops = append(ops, Opening{nodeOf(&el[i]), p})
 		}
 	}
-	r.Shuffle(len(paths), func(i, j int) {
-		paths[i], paths[j] = paths[j], paths[i]
-		leaves[i], leaves[j] = leaves[j], leaves[i]
-	})
-	if len(paths) <= rootsChunk {
-		t.Fatalf("%d paths: want more than one chunk", len(paths))
+	r.Shuffle(len(ops), func(i, j int) { ops[i], ops[j] = ops[j], ops[i] })
+	if len(ops) <= rootsChunk {
+		t.Fatalf("%d paths: want more than one chunk", len(ops))
 	}
-	check := func(roots []Node, bad map[int]bool) {
+	check := func(roots []Node, errs []error) {
 		t.Helper()
-		for i := range paths {
-			want, err := PoseidonRoot(leaves[i], paths[i])
-			if (err != nil) != bad[i] {
-				t.Fatalf("path %d: PoseidonRoot %v, marked bad %v", i, err, bad[i])
+		for i, o := range ops {
+			want, err := PoseidonRoot(o.Leaf, o.Path)
+			var got error
+			if errs != nil {
+				got = errs[i]
+			}
+			if (err == nil) != (got == nil) || err != nil && err.Error() != got.Error() {
+				t.Fatalf("path %d: PoseidonRoot says %v, PoseidonRoots %v", i, err, got)
 			}
 			if roots[i] != want {
 				t.Fatalf("path %d: PoseidonRoots %x, PoseidonRoot %x", i, roots[i], want)
 			}
 		}
 	}
-	roots, err := PoseidonRoots(leaves, paths)
-	if err != nil {
-		t.Fatal(err)
+	roots, errs := PoseidonRoots(ops)
+	if errs != nil {
+		t.Fatal(errs)
 	}
-	check(roots, nil)
+	check(roots, errs)
 
-	// Refused paths, the first in the second chunk: a non-canonical sibling,
-	// then a bad index and a non-canonical leaf after it.
-	first := rootsChunk + 5
-	paths[first][0].Siblings[0] = [32]byte{31: 0xff}
-	paths[first+7][1].Index = 9
-	leaves[first+9] = [32]byte{31: 0xff}
-	roots, err = PoseidonRoots(leaves, paths)
-	var pe *PathError
-	if !errors.As(err, &pe) || pe.Path != first || !strings.Contains(err.Error(), "level 0 sibling 0") {
-		t.Fatalf("refused paths: %v", err)
+	// Refused paths in two chunks: a non-canonical sibling, a bad index and a
+	// non-canonical leaf.
+	ops[5].Path[0].Siblings[0] = [32]byte{31: 0xff}
+	ops[rootsChunk+7].Path[1].Index = 9
+	ops[rootsChunk+9].Leaf = [32]byte{31: 0xff}
+	roots, errs = PoseidonRoots(ops)
+	if errs == nil || errs[5] == nil || !strings.Contains(errs[5].Error(), "level 0 sibling 0") {
+		t.Fatalf("refused paths: %v", errs)
 	}
-	check(roots, map[int]bool{first: true, first + 7: true, first + 9: true})
-
-	if _, err := PoseidonRoots(leaves[1:], paths); err == nil {
-		t.Fatal("more paths than leaves accepted")
-	}
-	if roots, err := PoseidonRoots(nil, nil); err != nil || len(roots) != 0 {
-		t.Fatalf("no paths: %v %v", roots, err)
+	check(roots, errs)
+	if roots, errs := PoseidonRoots(nil); errs != nil || len(roots) != 0 {
+		t.Fatalf("no paths: %v %v", roots, errs)
 	}
 }

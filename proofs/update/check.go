@@ -105,9 +105,10 @@ func (pp *PartitionProof) Check(p abi.UpdateProof, pub Commitments, k int) error
 		return fail(-1, "%v", err)
 	}
 	partitionPath := pp.Challenges[0].DNew.Base[p.ChallengeBits():]
+	rRoots := pp.treeRRoots()
 	errs := make([]error, len(chs))
 	par.Each(len(chs), 0, func(i int) {
-		if msg := pp.checkChallenge(p, i, chs[i], phi, apex, partitionPath, rootROld, rootRNew, pub.CommDNew); msg != "" {
+		if msg := pp.checkChallenge(p, i, chs[i], phi, apex, partitionPath, rootROld, rootRNew, pub.CommDNew, &rRoots[i]); msg != "" {
 			errs[i] = fail(i, "%s", msg)
 		}
 	})
@@ -119,11 +120,48 @@ func (pp *PartitionProof) Check(p abi.UpdateProof, pub Commitments, k int) error
 	return nil
 }
 
-// checkChallenge checks challenge i (node c) of pp; "" when it holds.
+// treeRPaths is what the tree R paths of one challenge hash to
+// (merkle.PoseidonRoots): proof_r_old's and proof_r_new's roots, or why they
+// could not be hashed.
+type treeRPaths struct {
+	roots [2]merkle.Node
+	errs  [2]error
+}
+
+// treeRChunk is how many challenges' tree R paths treeRRoots hashes together.
+const treeRChunk = 64
+
+// treeRRoots hashes the tree R paths of every challenge, those of
+// treeRChunk challenges together, the chunks in parallel.
+func (pp *PartitionProof) treeRRoots() []treeRPaths {
+	out := make([]treeRPaths, len(pp.Challenges))
+	par.Each((len(out)+treeRChunk-1)/treeRChunk, 0, func(q int) {
+		lo, hi := q*treeRChunk, min((q+1)*treeRChunk, len(out))
+		ops := make([]merkle.Opening, 0, 2*(hi-lo))
+		for i := lo; i < hi; i++ {
+			c := &pp.Challenges[i]
+			ops = append(ops, merkle.Opening{Leaf: c.ROld.Leaf, Path: c.ROld.Path()}, merkle.Opening{Leaf: c.RNew.Leaf, Path: c.RNew.Path()})
+		}
+		roots, errs := merkle.PoseidonRoots(ops)
+		for i := lo; i < hi; i++ {
+			o := &out[i]
+			for j := range 2 {
+				o.roots[j] = roots[2*(i-lo)+j]
+				if errs != nil {
+					o.errs[j] = errs[2*(i-lo)+j]
+				}
+			}
+		}
+	})
+	return out
+}
+
+// checkChallenge checks challenge i (node c) of pp, whose tree R paths hash
+// as r says; "" when it holds.
 func (pp *PartitionProof) checkChallenge(p abi.UpdateProof, i int, c uint64, phi fr.Element, apex *merkle.SHA256Tree,
-	partitionPath []vanilla.PathElement, rootROld, rootRNew, commDNew vanilla.Domain) string {
+	partitionPath []vanilla.PathElement, rootROld, rootRNew, commDNew vanilla.Domain, r *treeRPaths) string {
 	cp := &pp.Challenges[i]
-	for _, m := range []struct {
+	for q, m := range []struct {
 		name string
 		m    *vanilla.MerkleProof
 		root vanilla.Domain
@@ -140,7 +178,7 @@ func (pp *PartitionProof) checkChallenge(p abi.UpdateProof, i int, c uint64, phi
 		if m.sha {
 			root, err = merkle.SHA256Root(m.m.Leaf, m.m.Path())
 		} else {
-			root, err = merkle.PoseidonRoot(m.m.Leaf, m.m.Path())
+			root, err = r.roots[q/2], r.errs[q/2] // proof_r_old 0, proof_r_new 1
 		}
 		if err != nil {
 			return fmt.Sprintf("%s: %v", m.name, err)

@@ -94,7 +94,8 @@ func TestPartitionProofs(t *testing.T) {
 				{"old leaf", "proof_r_old", func(q *PartitionProof) { q.Challenges[2].ROld.Leaf[0] ^= 1 }},
 				{"data leaf", "proof_d_new", func(q *PartitionProof) { q.Challenges[2].DNew.Leaf[0] ^= 1 }},
 				{"new leaf", "proof_r_new", func(q *PartitionProof) { q.Challenges[2].RNew.Leaf[0] ^= 1 }},
-				{"sibling", "hashes to", func(q *PartitionProof) { q.Challenges[4].RNew.Base[0].Hashes[1][0] ^= 1 }},
+				{"sibling", "proof_r_new: the path of node", func(q *PartitionProof) { q.Challenges[4].RNew.Base[0].Hashes[1][0] ^= 1 }},
+				{"old sibling", "proof_r_old: the path of node", func(q *PartitionProof) { q.Challenges[5].ROld.Base[1].Hashes[2][0] ^= 1 }},
 				{"challenges", "challenge proofs", func(q *PartitionProof) { q.Challenges = q.Challenges[1:] }},
 				{"order", "opens node", func(q *PartitionProof) { q.Challenges[1], q.Challenges[2] = q.Challenges[2], q.Challenges[1] }},
 			}
