@@ -88,14 +88,7 @@ func TestPoRSatisfiedOnRealPaths(t *testing.T) {
 	}
 	for _, s := range []merkle.Shape{{Base: 8}, {Base: 8, Sub: 8}, {Base: 8, Sub: 8, Top: 2}} {
 		n := s.BaseTrees() * 8
-		fl := make([]fr.Element, n)
-		for i := range fl {
-			fl[i].SetUint64(r.Uint64())
-		}
-		tr, err := merkle.BuildPoseidon(fl, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fl, tr := randomPoseidonTree(t, r, s, n)
 		for _, i := range []int{0, n - 1, n / 3} {
 			p, _ := tr.Path(i)
 			ap := authPath(t, p)
@@ -109,4 +102,18 @@ func TestPoRSatisfiedOnRealPaths(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomPoseidonTree builds a Poseidon tree of shape s over n random leaves.
+func randomPoseidonTree(t *testing.T, r *rand.Rand, s merkle.Shape, n int) ([]fr.Element, *merkle.PoseidonTree) {
+	t.Helper()
+	fl := make([]fr.Element, n)
+	for i := range fl {
+		fl[i].SetUint64(r.Uint64())
+	}
+	tr, err := merkle.BuildPoseidon(fl, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fl, tr
 }

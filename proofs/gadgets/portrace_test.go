@@ -23,14 +23,7 @@ func TestPoRPoseidonTraced(t *testing.T) {
 	var roots []fr.Element
 	for _, s := range []merkle.Shape{{Base: 8}, {Base: 8, Sub: 8}, {Base: 8, Sub: 8, Top: 2}, {Base: 2}} {
 		n := s.BaseTrees() * 64
-		fl := make([]fr.Element, n)
-		for i := range fl {
-			fl[i].SetUint64(r.Uint64())
-		}
-		tr, err := merkle.BuildPoseidon(fl, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fl, tr := randomPoseidonTree(t, r, s, n)
 		for range 50 {
 			i := r.IntN(n)
 			p, _ := tr.Path(i)

@@ -98,76 +98,41 @@ func (b *Batch) run(out []fr.Element, trace [][]fr.Element) {
 	}
 	b.prod, b.prod2 = b.bufP[:m], b.bufP2[:m]
 	b.trace, b.emitted = trace, 0
-	b.permute()
+	walkGadget(c, c.merkleTag, b)
 	b.dotInto(b.tmp[0], c.mixM[t:2*t])
 	copy(out, b.tmp[0])
 	b.emit(b.tmp[0])
 	b.trace = nil
 }
 
-// permute walks the permutation as the gadget does (gadgetRun.run), on the
-// vectors, emitting what the gadget allocates when tracing: round 0 (the
-// tag's S-box a constant, each input's (x + pre)^5 + post), the full rounds,
-// pre_sparse, the partial rounds, the last full rounds; the final M product
-// is left to the caller.
-func (b *Batch) permute() {
-	c, t, h := b.c, b.c.width, FullRounds/2
-	crc := c.crc
-	tag := c.merkleTag
-	tag.Add(&tag, &crc[0])
-	sbox(&tag)
-	tag.Add(&tag, &crc[t])
+// constant fills element 0 with k0.
+func (b *Batch) constant(k0 fr.Element) {
 	for k := range b.s[0] {
-		b.s[0][k] = tag
-	}
-	for i := 1; i < t; i++ {
-		u := b.s[i]
-		for k := range u {
-			u[k] = b.in[k*c.arity+i-1]
-		}
-		addConst(u, &crc[i])
-		b.prod.Mul(u, u)
-		b.emit(b.prod)
-		b.prod2.Mul(b.prod, b.prod)
-		b.emit(b.prod2)
-		u.Mul(u, b.prod2)
-		addConst(u, &crc[t+i])
-		b.emit(u)
-	}
-	b.mulDense(c.mixM)
-	k := 2 * t
-	for r := 1; r < h; r++ {
-		for i := range t {
-			b.sbox(b.s[i], &crc[k+i])
-		}
-		k += t
-		if r == h-1 {
-			b.mulDense(c.mixPre)
-		} else {
-			b.mulDense(c.mixM)
-		}
-	}
-	stride := 2*t - 1
-	for p := range c.rp {
-		b.sbox(b.s[0], &crc[k])
-		k++
-		b.mulSparse(c.mixSparse[p*stride : (p+1)*stride])
-	}
-	for range h - 1 {
-		for i := range t {
-			b.sbox(b.s[i], &crc[k+i])
-		}
-		k += t
-		b.mulDense(c.mixM)
-	}
-	for i := range t {
-		b.sbox(b.s[i], nil)
+		b.s[0][k] = k0
 	}
 }
 
-// sbox sets x to x^5 (+ key), element-wise, emitting x, x², x⁴ and the result
-// as gadgetRun.sbox allocates them.
-func (b *Batch) sbox(x fr.Vector, key *fr.Element) {
+// sboxPreAdd sets input element i to (x + pre)^5 + post, emitting (x + pre)²,
+// its square and the result as gadgetRun.sboxPreAdd allocates them.
+func (b *Batch) sboxPreAdd(i int, pre, post *fr.Element) {
+	u, a := b.s[i], b.c.arity
+	for k := range u {
+		u[k] = b.in[k*a+i-1]
+	}
+	addConst(u, pre)
+	b.prod.Mul(u, u)
+	b.emit(b.prod)
+	b.prod2.Mul(b.prod, b.prod)
+	b.emit(b.prod2)
+	u.Mul(u, b.prod2)
+	addConst(u, post)
+	b.emit(u)
+}
+
+// sbox sets element i to x^5 (+ key), emitting x, x², x⁴ and the result as
+// gadgetRun.sbox allocates them.
+func (b *Batch) sbox(i, _ int, key *fr.Element) {
+	x := b.s[i]
 	b.emit(x)
 	b.prod.Mul(x, x)
 	b.emit(b.prod)

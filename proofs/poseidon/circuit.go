@@ -37,7 +37,9 @@ func HashCircuitTagged(cs *r1cs.System, c *Constants, tag fr.Element, inputs []N
 	if len(inputs) != c.arity {
 		return Num{}, fmt.Errorf("poseidon: %d circuit inputs for arity %d", len(inputs), c.arity)
 	}
-	g := gadgetRun{cs: cs, inputs: inputs, tag: tag}
+	g := c.getRun()
+	defer c.runs.Put(g)
+	*g = gadgetRun{cs: cs, inputs: inputs, tag: tag}
 	if cs.Constraining() {
 		g.shape = c.gadgetShapeFor(tag)
 		g.check = cs.Mode() == r1cs.Check
@@ -65,68 +67,51 @@ type gadgetRun struct {
 	aux    []r1cs.Variable // the gadget's aux so far (constraining modes)
 	n      int             // aux allocated so far
 	trace  []fr.Element    // with cs nil, the values of the aux in order
+	t      int             // the width
+	s, tmp [maxWidth]fr.Element
+	inBuf  [maxWidth]Num // Trace's inputs
 }
 
 func (g *gadgetRun) run(c *Constants) Num {
-	t, h := c.width, FullRounds/2
-	crc := c.crc
-	var buf, tmp [maxWidth]fr.Element
-	s := buf[:t]
-
-	// Round 0: the tag's S-box is a constant; each input gets (x + pre)^5 + post.
-	s[0] = g.tag
-	s[0].Add(&s[0], &crc[0])
-	sbox(&s[0])
-	s[0].Add(&s[0], &crc[t])
-	for i := 1; i < t; i++ {
-		var u, l2, l4 fr.Element
-		u.Add(&g.inputs[i-1].Val, &crc[i])
-		l2.Square(&u)
-		g.emit(&l2)
-		l4.Square(&l2)
-		g.emit(&l4)
-		s[i].Mul(&l4, &u)
-		s[i].Add(&s[i], &crc[t+i])
-		g.emit(&s[i])
-	}
-	mulDense(s, c.mixM, tmp[:t])
-
-	k := 2 * t
-	for r := 1; r < h; r++ {
-		for i := range s {
-			g.sbox(&s[i], &crc[k+i])
-		}
-		k += t
-		if r == h-1 {
-			mulDense(s, c.mixPre, tmp[:t])
-		} else {
-			mulDense(s, c.mixM, tmp[:t])
-		}
-	}
-	stride := 2*t - 1
-	for p := range c.rp {
-		g.sbox(&s[0], &crc[k])
-		k++
-		mulSparse(s, c.mixSparse[p*stride:(p+1)*stride])
-	}
-	for range h - 1 {
-		for i := range s {
-			g.sbox(&s[i], &crc[k+i])
-		}
-		k += t
-		mulDense(s, c.mixM, tmp[:t])
-	}
-	for i := range s {
-		g.sbox(&s[i], nil)
-	}
-	out := Num{Val: dot(c.mixM[t:2*t], s)}
+	g.t = c.width
+	walkGadget(c, g.tag, g)
+	out := Num{Val: dot(c.mixM[g.t:2*g.t], g.s[:g.t])}
 	out.Var = g.emit(&out.Val)
 	return out
 }
 
-// sbox allocates v = x (ensure_allocated), v², v⁴ and v⁵ + key, leaving the
-// last in x.
-func (g *gadgetRun) sbox(x *fr.Element, key *fr.Element) {
+// getRun returns a gadgetRun from c's pool: walkGadget takes it as an
+// interface, so a gadgetRun on the stack would escape to the heap at every
+// hash.
+func (c *Constants) getRun() *gadgetRun {
+	if g, ok := c.runs.Get().(*gadgetRun); ok {
+		return g
+	}
+	return new(gadgetRun)
+}
+
+// constant sets element 0 to k0.
+func (g *gadgetRun) constant(k0 fr.Element) { g.s[0] = k0 }
+
+// sboxPreAdd allocates (x + pre)², its square and (x + pre)^5 + post for
+// input i.
+func (g *gadgetRun) sboxPreAdd(i int, pre, post *fr.Element) {
+	var u, l2, l4 fr.Element
+	u.Add(&g.inputs[i-1].Val, pre)
+	l2.Square(&u)
+	g.emit(&l2)
+	l4.Square(&l2)
+	g.emit(&l4)
+	x := &g.s[i]
+	x.Mul(&l4, &u)
+	x.Add(x, post)
+	g.emit(x)
+}
+
+// sbox allocates v = x (ensure_allocated), v², v⁴ and v⁵ + key for element
+// i, leaving the last in it.
+func (g *gadgetRun) sbox(i, _ int, key *fr.Element) {
+	x := &g.s[i]
 	g.emit(x)
 	var l2, l4 fr.Element
 	l2.Square(x)
@@ -139,6 +124,9 @@ func (g *gadgetRun) sbox(x *fr.Element, key *fr.Element) {
 	}
 	g.emit(x)
 }
+
+func (g *gadgetRun) mulDense(mt []fr.Element) { mulDense(g.s[:g.t], mt, g.tmp[:g.t]) }
+func (g *gadgetRun) mulSparse(w []fr.Element) { mulSparse(g.s[:g.t], w) }
 
 // emit allocates the gadget's next aux with value v and enforces its constraint.
 func (g *gadgetRun) emit(v *fr.Element) r1cs.Variable {
@@ -191,11 +179,13 @@ func (c *Constants) Trace(trace, inputs []fr.Element) fr.Element {
 	if len(inputs) != c.arity || len(trace) != c.GadgetConstraints() {
 		panic(fmt.Sprintf("poseidon: a trace of %d values of %d inputs, arity %d wants %d and %d", len(trace), len(inputs), c.arity, c.GadgetConstraints(), c.arity))
 	}
-	var buf [maxWidth]Num
+	g := c.getRun()
+	defer c.runs.Put(g)
+	*g = gadgetRun{tag: c.merkleTag, trace: trace}
 	for i := range inputs {
-		buf[i].Val = inputs[i]
+		g.inBuf[i].Val = inputs[i]
 	}
-	g := gadgetRun{inputs: buf[:c.arity], tag: c.merkleTag, trace: trace}
+	g.inputs = g.inBuf[:c.arity]
 	return g.run(c).Val
 }
 

@@ -364,3 +364,19 @@ func BenchmarkHashCircuit(b *testing.B) {
 		}
 	}
 }
+
+// In Witness mode, the gadget and Trace do not allocate (their scratch comes
+// from the Constants' pool): they run once per hash of a witness.
+func TestWitnessGadgetDoesNotAllocate(t *testing.T) {
+	c := mustFor(t, 8)
+	vals := randomElements(t, 8)
+	cs := r1cs.New(r1cs.Witness, r1cs.WithCapacity(1<<20, 1<<20))
+	in := allocInputs(cs, vals)
+	if n := testing.AllocsPerRun(50, func() { HashCircuit(cs, c, in) }); n != 0 {
+		t.Errorf("HashCircuit in Witness mode allocates %.0f times", n)
+	}
+	tr := make([]fr.Element, c.GadgetConstraints())
+	if n := testing.AllocsPerRun(50, func() { c.Trace(tr, vals) }); n != 0 {
+		t.Errorf("Trace allocates %.0f times", n)
+	}
+}

@@ -59,6 +59,7 @@ type Constants struct {
 	gadgetOnce sync.Once
 	gadget     *gadgetShape // the MerkleTree tag's template
 	tagShapes  sync.Map     // fr.Element (another tag) → *gadgetShape
+	runs       sync.Pool    // *gadgetRun, the gadget's scratch
 }
 
 // constantsCache builds each arity's Constants on first use.

@@ -148,6 +148,9 @@ func (b *shapeBuilder) sbox(i int, r int, key *fr.Element) {
 	b.elts[i] = shapeElt{lc: linOf(l5), allocated: true, s: l5}
 }
 
+// constant sets element 0 to the constant k0.
+func (b *shapeBuilder) constant(k0 fr.Element) { b.elts[0] = shapeElt{lc: linConst(k0)} }
+
 // sboxPreAdd is round 0's quintic_s_box_pre_add on an allocated input x:
 // (x + pre)² = l2, l2² = l4, (x + pre)·l4 = l5 − post.
 func (b *shapeBuilder) sboxPreAdd(i int, pre, post *fr.Element) {
@@ -198,58 +201,16 @@ func (b *shapeBuilder) mulSparse(w []fr.Element) {
 
 // buildShape synthesises the legacy gadget symbolically for domain tag tag.
 func buildShape(c *Constants, tag fr.Element) *gadgetShape {
-	t, h := c.width, FullRounds/2
-	crc := c.crc
+	t := c.width
 	b := &shapeBuilder{c: c, elts: make([]shapeElt, t)}
 
-	// Round 0: the tag's S-box is a constant; each input x gets (x + pre)^5 + post.
-	k0 := tag
-	k0.Add(&k0, &crc[0])
-	sbox(&k0)
-	k0.Add(&k0, &crc[t])
-	b.elts[0] = shapeElt{lc: linConst(k0)}
 	for i := 1; i < t; i++ {
 		s := slot(i)
 		b.elts[i] = shapeElt{lc: linOf(s), allocated: true, s: s}
-		b.sboxPreAdd(i, &crc[i], &crc[t+i])
 	}
-	b.mulDense(c.mixM)
-
-	round, k := 1, 2*t
-	for ; round < h; round++ {
-		for i := range t {
-			b.sbox(i, round, &crc[k+i])
-		}
-		k += t
-		if round == h-1 {
-			b.mulDense(c.mixPre)
-		} else {
-			b.mulDense(c.mixM)
-		}
-	}
-	stride := 2*t - 1
-	for p := range c.rp {
-		b.sbox(0, round, &crc[k])
-		k++
-		b.mulSparse(c.mixSparse[p*stride : (p+1)*stride])
-		round++
-	}
-	for range h - 1 {
-		for i := range t {
-			b.sbox(i, round, &crc[k+i])
-		}
-		k += t
-		b.mulDense(c.mixM)
-		round++
-	}
-	for i := range t { // terminal round: no key
-		b.sbox(i, round, nil)
-	}
+	walkGadget(c, tag, b)
 	b.mulDense(c.mixM)
 	b.ensureAllocated(b.elts[1], "ensure_allocated/out")
 
-	if k != len(crc) {
-		panic(fmt.Sprintf("poseidon: gadget used %d of %d compressed constants", k, len(crc)))
-	}
 	return &gadgetShape{rows: b.rows}
 }
