@@ -74,6 +74,9 @@ export GOMEMLIMIT=${GOMEMLIMIT:-110GiB}
 
 step() { echo "== $1 ($(date +%T))"; }
 
+# The host's CPU: the PoSt check and witness hash on AVX-512 IFMA vectors where it has them (session 15).
+echo "== host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, AVX-512 IFMA: $(grep -qm1 avx512ifma /proc/cpuinfo && echo yes || echo no)"
+
 for s in "$@"; do
 	case $s in
 	tests)
