@@ -83,6 +83,9 @@ func (b *Batch) run(out []fr.Element, trace [][]fr.Element) {
 		panic(fmt.Sprintf("poseidon: %d outputs for a batch of %d", len(out), b.n))
 	}
 	c, t, m := b.c, b.c.width, len(out)
+	if m == 0 {
+		return
+	}
 	if !b.vector {
 		for i := range out {
 			if trace != nil {
