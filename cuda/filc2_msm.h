@@ -53,7 +53,8 @@ typedef struct filc2_msm_config {
 	                            * FP64 pipe (G1; G2 runs 0 and 2), 7: 0 as before session 14 (the
 	                            * equal-x case of the addition by reference; G1, G2 runs 0), 8: 0 as
 	                            * before session 14 (the Fp2 product reduced three times; G2, G1 runs 0),
-	                            * 9: 0 with the Karatsuba Fp product (G1; G2 runs 0);
+	                            * 9: 0 with the Karatsuba Fp product (G1; G2 runs 0), 10: 0 with the
+	                            * equal-x case by value (G2; G1's 0 has it already and runs 10 as 0);
 	                            * for benchmarks */
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
 	                            * (the L2 cache); 0: the default, -1: no cap */
@@ -110,10 +111,10 @@ filc2_status filc2_msm_host_resident(filc2_msm_bases *b, int32_t *yes);
 filc2_status filc2_msm_free(filc2_msm_bases *b);
 /* filc2_msm_trim releases the scratch (shared ones too; it grows again on the next call, unfixed). */
 filc2_status filc2_msm_trim(filc2_msm_bases *b);
-/* filc2_msm_set_variant sets the first accumulation kernel (filc2_msm_config.variant, 0 to 9) of
+/* filc2_msm_set_variant sets the first accumulation kernel (filc2_msm_config.variant, 0 to 10) of
  * the calls made without a config, the batch additions and filc2_msm_reserve. */
 filc2_status filc2_msm_set_variant(filc2_msm_bases *b, int32_t variant);
-enum { FILC2_MSM_MAX_VARIANT = 9 };
+enum { FILC2_MSM_MAX_VARIANT = 10 };
 /* filc2_msm_set_sort sets the sort (filc2_msm_config.sort, 0 to 2) of the same calls. */
 filc2_status filc2_msm_set_sort(filc2_msm_bases *b, int32_t sort);
 enum { FILC2_MSM_MAX_SORT = 2 };

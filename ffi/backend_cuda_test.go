@@ -250,13 +250,13 @@ func partition2KiB(t *testing.T, sector uint64, seed byte) (*c2.Prover, *groth16
 // the same r, s; values out of range are refused at load.
 func TestBackendMSMVariants(t *testing.T) {
 	e := newEnvProofs(t, 5)
-	for v := 1; v <= 9; v++ {
+	for v := 1; v <= 10; v++ {
 		e.check(t, "FILC2_MSM_VARIANT", fmt.Sprint(v), 1)
 	}
 	for v := 1; v <= 2; v++ {
 		e.check(t, "FILC2_MSM_SORT", fmt.Sprint(v), 1)
 	}
-	for _, bad := range []string{"10", "-1", "affine"} {
+	for _, bad := range []string{"11", "-1", "affine"} {
 		e.refused(t, "FILC2_MSM_VARIANT", bad)
 	}
 	e.refused(t, "FILC2_MSM_SORT", "3")

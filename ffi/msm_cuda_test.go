@@ -573,7 +573,7 @@ func TestMSMG2(t *testing.T) {
 			}
 			for name, s := range inputs {
 				want := refMSMG2(t, p, s)
-				cfgs := []msmConfig{{}, {Variant: 2}, {Variant: 8}}
+				cfgs := []msmConfig{{}, {Variant: 2}, {Variant: 8}, {Variant: 10}}
 				if name == "edges" {
 					cfgs = append(cfgs, msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4}, msmConfig{WindowBits: 6},
 						msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4, Variant: 3}, msmConfig{WindowBits: 6, Variant: 4})
@@ -942,7 +942,8 @@ func TestMSMPhases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// G2 at 2^24 and 2^22: the Fp2 product reduced twice (variant 0) and three times (8).
+	// G2 at 2^24 and 2^22: the first level as by default (variant 0), with the equal-x case by
+	// value (10, session 15), and the Fp2 product reduced three times (8).
 	for _, n := range []int{1 << 24, 1 << 22} {
 		b, err := GenerateG2(0, n, seed)
 		if err != nil {
@@ -951,7 +952,7 @@ func TestMSMPhases(t *testing.T) {
 		var w [maxWindows]bls.G2Jac
 		wp := unsafe.Pointer(&w[0])
 		// In both orders: session 14's two runs disagreed with the order swapped.
-		for _, cfg := range []msmConfig{{Variant: 8}, {}, {Variant: 8}, {}} {
+		for _, cfg := range []msmConfig{{Variant: 10}, {}, {Variant: 10}, {}, {Variant: 8}} {
 			ms, ph, info, err := b.benchPhases(benchMSM, n, seed, &cfg, reps, wp)
 			if err != nil {
 				t.Fatalf("G2 n=%d %+v: %v", n, cfg, err)

@@ -184,10 +184,11 @@ struct checker {
 		const affine_t<F> want = naive(bases, s);
 		// Every sum also with the batch-affine first level (variant 2), with it on the FP64 product
 		// (variant 6), for G1 on the Karatsuba product (9) and for G2 with the Fp2 product reduced
-		// three times (8), unless a variant is asked for.
-		for (int variant : {cfg.variant, 2, 6, 8, 9}) {
+		// three times (8) and with the equal-x case by value (10), unless a variant is asked for.
+		constexpr bool g1 = sizeof(F) == sizeof(fp_t);
+		for (int variant : {cfg.variant, 2, 6, 8, 9, 10}) {
 			if (variant != cfg.variant && cfg.variant != 0) break;
-			if (variant != cfg.variant && variant == (sizeof(F) == sizeof(fp_t) ? 8 : 9)) continue;
+			if (variant != cfg.variant && (variant == (g1 ? 8 : 9) || (g1 && variant == 10))) continue;
 			msm_config c = cfg;
 			c.variant = variant;
 			const std::string v = " variant " + std::to_string(variant);
@@ -319,7 +320,7 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 		ck2.msm("repeated base and scalar", s, cfg);
 		std::vector<fr_t> ones(nb > 64 ? 64 : nb, one);
 		ck2.msm("repeated base, all ones", ones, cfg);
-		for (int v : {7, 8, 9}) {  // the equal-x case (doubling, P + (−P)) by reference; the eager Fp2 and Karatsuba products
+		for (int v : {7, 8, 9, 10}) {  // the equal-x case (doubling, P + (−P)) by reference (7) and by value (10, G2); the eager Fp2 and Karatsuba products
 			cfg.variant = v;
 			ck2.msm("repeated base and scalar", s, cfg);
 			ck2.msm("repeated base, all ones", ones, cfg);

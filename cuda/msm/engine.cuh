@@ -53,7 +53,8 @@ struct msm_config {
 	                      // 5 and 6: 0 and 2 with the FP64 product (ff/fp64_mul.cuh; G1 only, G2 runs 0 and 2),
 	                      // 7: 0 as before session 14 (G1: equal-x case by reference, local memory in the loop,
 	                      // blocks of 64), 8: 0 as before session 14 (G2: the Fp2 product reduced three times),
-	                      // 9: 0 with the Karatsuba Fp product (ff/karatsuba.cuh; G1 only)
+	                      // 9: 0 with the Karatsuba Fp product (ff/karatsuba.cuh; G1 only), 10: 0 for G2 with
+	                      // the equal-x case by value (G1's default; G1 runs 10 as 0)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
 	int sort = 0;         // 0 default_sort, 1 the atomic counting sort, 2 the binned sort (sort.cuh)
@@ -74,7 +75,7 @@ constexpr int default_sort = sort_atomic;
 constexpr int default_sort_kib = 24 << 10;
 
 // max_variant: msm_config::variant runs 0 to this.
-constexpr int max_variant = 9;
+constexpr int max_variant = 10;
 
 struct msm_result {
 	int window_bits = 0;
@@ -402,10 +403,12 @@ class engine {
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
-		static_assert(max_variant == 9, "accumulate: a variant without a kernel");
-		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; G1 runs 8 as 0; G2 runs 1, 7
-		// and 9 as 0, and 5 and 6 as 0 and 2.
-		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
+		static_assert(max_variant == 10, "accumulate: a variant without a kernel");
+		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; G1 runs 8 and 10 as 0; G2 runs
+		// 1, 7 and 9 as 0, and 5 and 6 as 0 and 2.
+		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 || (is_g1 && p.variant == 10) ? 0
+		                 : p.variant == 6                                                            ? 2
+		                                                                                             : p.variant;
 		if constexpr (is_g1) {
 			if (p.variant == 5 || p.variant == 6)  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh)
 				first_level_as<fp64_field<F>>(base, T0, pairs, d_M, p, buckets);
@@ -463,6 +466,15 @@ class engine {
 			}
 		}
 		if constexpr (!is_g1) {
+			if constexpr (same) {
+				if (variant == 10) {  // the equal-x case by value, as G1's default (not measured yet: session 15)
+					launch<acc0_body<F, false, 128, 1, true>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts,
+					                                         lens() + 1);
+					return;
+				}
+			}
+			// The equal-x case by reference: the accumulator lives in local memory (24 LDL.128 and 24
+			// STL.128 an addition, and 12 STL.128 of the point; sm_90), 255 registers, 40 B of spills.
 			launch<acc0_body<Fld, false, 128, 1, false>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
 		} else {
 			if constexpr (same) {
