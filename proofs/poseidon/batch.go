@@ -27,6 +27,11 @@ type Batch struct {
 	emitted     int            // gadget values traced so far
 }
 
+// vectorMin is the fewest hashes Batch computes as vectors: gnark-crypto's
+// kernels take blocks of 8 elements, and below that a vector operation is a
+// call per product.
+const vectorMin = 8
+
 // NewBatch returns a Batch of n hashes with c's arity.
 func NewBatch(c *Constants, n int) *Batch {
 	return newBatch(c, n, cpu.SupportAVX512IFMA)
@@ -86,7 +91,7 @@ func (b *Batch) run(out []fr.Element, trace [][]fr.Element) {
 	if m == 0 {
 		return
 	}
-	if !b.vector {
+	if !b.vector || m < vectorMin {
 		for i := range out {
 			if trace != nil {
 				out[i] = c.Trace(trace[i], b.Input(i))
