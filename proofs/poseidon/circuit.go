@@ -38,7 +38,7 @@ func HashCircuitTagged(cs *r1cs.System, c *Constants, tag fr.Element, inputs []N
 		return Num{}, fmt.Errorf("poseidon: %d circuit inputs for arity %d", len(inputs), c.arity)
 	}
 	g := c.getRun()
-	defer c.runs.Put(g)
+	defer c.putRun(g)
 	*g = gadgetRun{cs: cs, inputs: inputs, tag: tag}
 	if cs.Constraining() {
 		g.shape = c.gadgetShapeFor(tag)
@@ -88,6 +88,13 @@ func (c *Constants) getRun() *gadgetRun {
 		return g
 	}
 	return new(gadgetRun)
+}
+
+// putRun returns g to c's pool without what it refers to: a pooled run must
+// not keep a System (and its witness, gigabytes) reachable.
+func (c *Constants) putRun(g *gadgetRun) {
+	g.cs, g.inputs, g.shape, g.aux, g.trace = nil, nil, nil, nil, nil
+	c.runs.Put(g)
 }
 
 // constant sets element 0 to k0.
@@ -180,7 +187,7 @@ func (c *Constants) Trace(trace, inputs []fr.Element) fr.Element {
 		panic(fmt.Sprintf("poseidon: a trace of %d values of %d inputs, arity %d wants %d and %d", len(trace), len(inputs), c.arity, c.GadgetConstraints(), c.arity))
 	}
 	g := c.getRun()
-	defer c.runs.Put(g)
+	defer c.putRun(g)
 	*g = gadgetRun{tag: c.merkleTag, trace: trace}
 	for i := range inputs {
 		g.inBuf[i].Val = inputs[i]

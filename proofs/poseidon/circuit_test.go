@@ -380,3 +380,17 @@ func TestWitnessGadgetDoesNotAllocate(t *testing.T) {
 		t.Errorf("Trace allocates %.0f times", n)
 	}
 }
+
+// A run returned to the pool refers to nothing of its call: a pooled run must
+// not keep a System and its witness reachable.
+func TestPutRunForgetsTheCall(t *testing.T) {
+	c := mustFor(t, 2)
+	cs := r1cs.New(r1cs.Witness)
+	g := c.getRun()
+	*g = gadgetRun{cs: cs, inputs: allocInputs(cs, randomElements(t, 2)), aux: make([]r1cs.Variable, 1),
+		trace: make([]fr.Element, 1), shape: c.gadgetShape()}
+	c.putRun(g)
+	if g.cs != nil || g.inputs != nil || g.aux != nil || g.trace != nil || g.shape != nil {
+		t.Errorf("a pooled run still refers to its call: %+v", g)
+	}
+}
