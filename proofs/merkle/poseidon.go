@@ -154,31 +154,15 @@ func (t *PoseidonTree) Path(i int) (Path, error) {
 // PoseidonRoot recomputes a root from a leaf and its path. Each level's arity is
 // its sibling count + 1. Nodes must be canonical field elements.
 func PoseidonRoot(leaf Node, p Path) (Node, error) {
-	cur, err := fr.LittleEndian.Element(&leaf)
-	if err != nil {
-		return Node{}, fmt.Errorf("merkle: leaf: %w", err)
+	var cur fr.Element
+	if err := checkPoseidonPath(&leaf, p, &cur); err != nil {
+		return Node{}, err
 	}
-	in := make([]fr.Element, 0, 8)
-	for k, l := range p {
-		a := len(l.Siblings) + 1
-		if (a != 2 && a != 8) || l.Index < 0 || l.Index >= a {
-			return Node{}, fmt.Errorf("merkle: level %d: arity %d, index %d", k, a, l.Index)
-		}
-		in = in[:0]
-		s := 0
-		for c := range a {
-			if c == l.Index {
-				in = append(in, cur)
-				continue
-			}
-			e, err := fr.LittleEndian.Element(&l.Siblings[s])
-			if err != nil {
-				return Node{}, fmt.Errorf("merkle: level %d sibling %d: %w", k, s, err)
-			}
-			in = append(in, e)
-			s++
-		}
-		cur = hashChildren(a, in)
+	var in [8]fr.Element
+	for k := range p {
+		a := len(p[k].Siblings) + 1
+		fillChildren(in[:a], cur, &p[k])
+		cur = hashChildren(a, in[:a])
 	}
 	return nodeOf(&cur), nil
 }

@@ -95,7 +95,9 @@ func rootsChunkOf(ops []Opening, roots []Node, b2, b8 *poseidon.Batch, refuse fu
 	}
 }
 
-// checkPoseidonPath refuses what PoseidonRoot refuses and sets leaf's element.
+// checkPoseidonPath refuses a path PoseidonRoot cannot hash (an arity other
+// than 2 or 8, an index outside it, a node that is not a canonical field
+// element) and sets e to the leaf's element.
 func checkPoseidonPath(leaf *Node, p Path, e *fr.Element) error {
 	var err error
 	if *e, err = fr.LittleEndian.Element(leaf); err != nil {
