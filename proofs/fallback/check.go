@@ -135,9 +135,9 @@ func (pt *Partition) Check(r Randomness) error {
 	return nil
 }
 
-// checkGroup is how many blocks of challenges paths each Check hashes
-// together: about 128 paths, enough for the vector kernels, but at least
-// four groups a core, so that a small partition (Winning's 66 one-path
+// checkGroup is how many blocks (of challenges paths each) Check hashes the
+// paths of together: about 128 paths, enough for the vector kernels, but at
+// least four groups a core, so that a small partition (Winning's 66 one-path
 // blocks) still spreads over the cores.
 func checkGroup(blocks, challenges int) int {
 	g := max(1, 128/max(1, challenges))

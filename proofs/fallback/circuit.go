@@ -274,7 +274,7 @@ func synthesizeChunk(cs *r1cs.System, blocks []Block, first int, tick func()) (e
 const traceBlockPaths = 64
 
 // blockTracer computes the Poseidon witness of the blocks' paths ahead of
-// their synthesis (gadgets.TracePoRPoseidon), the paths of a group of blocks
+// their synthesis (gadgets.PoRTracer), the paths of a group of blocks
 // hashed together, when the System is in Witness mode: there the values are
 // all that synthesis computes, and hashing many paths at once is about
 // three times faster. In other modes it traces nothing.
@@ -296,8 +296,7 @@ func (t *blockTracer) of(i int) ([]gadgets.PathTrace, error) {
 		return nil, nil
 	}
 	if i < t.lo || i >= t.hi {
-		per := max(1, len(t.blocks[i].Leaves))
-		t.lo, t.hi = i, min(len(t.blocks), i+max(1, traceBlockPaths/per))
+		t.lo, t.hi = i, min(len(t.blocks), i+max(1, traceBlockPaths/max(1, len(t.blocks[i].Leaves))))
 		var leaves []fr.Element
 		var paths [][]gadgets.AuthLevel
 		for _, b := range t.blocks[t.lo:t.hi] {
@@ -309,11 +308,8 @@ func (t *blockTracer) of(i int) ([]gadgets.PathTrace, error) {
 			return nil, err
 		}
 	}
-	off := 0
-	for _, b := range t.blocks[t.lo:i] {
-		off += len(b.Leaves)
-	}
-	return t.traces[off : off+len(t.blocks[i].Leaves)], nil
+	per := len(t.blocks[i].Leaves) // every block has as many challenges (checkInput)
+	return t.traces[(i-t.lo)*per : (i-t.lo+1)*per], nil
 }
 
 // synthesizeParallel splits the blocks into one contiguous chunk per worker,

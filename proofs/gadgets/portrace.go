@@ -36,13 +36,6 @@ type PoRTracer struct {
 	dst     [][]fr.Element
 }
 
-// TracePoRPoseidon computes the traces of PoRPoseidon over each (leaves[i],
-// paths[i]) with a fresh PoRTracer.
-func TracePoRPoseidon(leaves []fr.Element, paths [][]AuthLevel) ([]PathTrace, error) {
-	var t PoRTracer
-	return t.Trace(leaves, paths)
-}
-
 // Trace returns the Poseidon witness of PoRPoseidon over each (leaves[i],
 // paths[i]), the paths hashed together level by level; the result is valid
 // until the next call. The paths may differ in shape; their levels' arities
@@ -147,7 +140,7 @@ func (t *PoRTracer) level(k, a int, paths [][]AuthLevel) error {
 const traceBatch = 128
 
 // PoRPoseidonTraced is PoRPoseidon with each level's hash replayed from tr
-// (TracePoRPoseidon of the same leaf and path) instead of computed: the same
+// (PoRTracer.Trace of the same leaf and path) instead of computed: the same
 // aux values and constraint count. Witness mode only; a level whose children
 // differ from those the trace was computed from is an error.
 func PoRPoseidonTraced(cs *r1cs.System, leaf, root AllocatedNum, path []AuthLevel, tr PathTrace) error {

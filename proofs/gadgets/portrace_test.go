@@ -11,7 +11,7 @@ import (
 	"github.com/filc2/filc2/proofs/r1cs"
 )
 
-// PoRPoseidonTraced from TracePoRPoseidon's traces gives, path by path, the
+// PoRPoseidonTraced from PoRTracer.Trace's traces gives, path by path, the
 // very System PoRPoseidon gives in Witness mode (aux values, inputs and
 // constraint count), over paths of every tree shape traced together, more
 // than one batch of them; a trace of another path, or of too few levels, is
@@ -30,7 +30,8 @@ func TestPoRPoseidonTraced(t *testing.T) {
 			leaves, paths, roots = append(leaves, fl[i]), append(paths, authPath(t, p)), append(roots, tr.Root())
 		}
 	}
-	traces, err := TracePoRPoseidon(leaves, paths)
+	var tracer PoRTracer
+	traces, err := tracer.Trace(leaves, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +78,12 @@ func TestPoRPoseidonTraced(t *testing.T) {
 	if err := PoRPoseidonTraced(cs, AllocNum(cs, leaves[0]), AllocNum(cs, roots[0]), paths[0], traces[0]); err == nil {
 		t.Error("a traced PoR in Check mode")
 	}
-	if _, err := TracePoRPoseidon(leaves[:3], paths[:3:3]); err != nil {
+	var fresh PoRTracer
+	if _, err := fresh.Trace(leaves[:3], paths[:3:3]); err != nil {
 		t.Fatal(err)
 	}
 	bad := [][]AuthLevel{{{Siblings: make([]fr.Element, 2)}}}
-	if _, err := TracePoRPoseidon(leaves[:1], bad); err == nil {
+	if _, err := fresh.Trace(leaves[:1], bad); err == nil {
 		t.Error("an arity-3 level traced")
 	}
 }
