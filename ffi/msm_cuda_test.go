@@ -895,10 +895,10 @@ func TestMSMBench(t *testing.T) {
 // (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
 // them) with the XYZZ first level: the atomic sort (sort=1, the default before session 13),
 // the binned sort (sort=2), and the binned sort with all windows in one pass (sort_kib −1) and
-// with c = 23; and the first level with the addition's equal-x case by value (variant 7,
+// with c = 23; and the first level with the addition's equal-x case by value (variant 0,
 // no local memory in its loop; the default since session 14) against it by reference (variant 7),
-// and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 with the Fp2 product
-// reduced twice (the default) and three times (variant 8).
+// and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 as by default (variant 0),
+// with the equal-x case by value (10) and with the Fp2 product reduced three times (8).
 // (The batch-affine and FP64 first levels were measured in session 12,
 // cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
 // Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n

@@ -404,11 +404,9 @@ class engine {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
 		static_assert(max_variant == 10, "accumulate: a variant without a kernel");
-		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; G1 runs 8 and 10 as 0; G2 runs
-		// 1, 7 and 9 as 0, and 5 and 6 as 0 and 2.
-		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 || (is_g1 && p.variant == 10) ? 0
-		                 : p.variant == 6                                                            ? 2
-		                                                                                             : p.variant;
+		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; first_level runs the
+		// variants it has no kernel for (G1: 8 and 10; G2: 1, 7 and 9) as 0, and G2's 5 and 6 as 0 and 2.
+		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
 		if constexpr (is_g1) {
 			if (p.variant == 5 || p.variant == 6)  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh)
 				first_level_as<fp64_field<F>>(base, T0, pairs, d_M, p, buckets);
