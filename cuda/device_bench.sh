@@ -13,7 +13,7 @@
 #               and every variant against gnark) and the prover's (2KiB proofs equal to the CPU's, the overlap
 #               on and off, a failed section), TestMulThroughput (Fp2's product reduced twice and three times,
 #               the Karatsuba Fp and Fr products), then TestMSMPhases (the binned sort against the atomic one
-#               at 2^27 − 1, 2^26, 2^24; variants 7 and 9 against 0; G2 at 2^24 and 2^22, variants 10 and 8
+#               at 2^27 − 1, 2^26, 2^24; variants 7 and 9 against 0; G2 at 2^24 and 2^22, variants 10 (by reference) and 8
 #               against 0)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench

@@ -897,8 +897,9 @@ func TestMSMBench(t *testing.T) {
 // the binned sort (sort=2), and the binned sort with all windows in one pass (sort_kib −1) and
 // with c = 23; and the first level with the addition's equal-x case by value (variant 0,
 // no local memory in its loop; the default since session 14) against it by reference (variant 7),
-// and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 as by default (variant 0),
-// with the equal-x case by value (10) and with the Fp2 product reduced three times (8).
+// and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 as by default (variant 0,
+// the equal-x case by value since session 16), by reference (10) and with the Fp2 product
+// reduced three times (8).
 // (The batch-affine and FP64 first levels were measured in session 12,
 // cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
 // Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n
@@ -942,8 +943,9 @@ func TestMSMPhases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// G2 at 2^24 and 2^22: the first level as by default (variant 0), with the equal-x case by
-	// value (10, session 15), and the Fp2 product reduced three times (8).
+	// G2 at 2^24 and 2^22: the first level as by default (variant 0, the equal-x case by value
+	// since session 16), by reference (10, the default before), and the Fp2 product reduced three
+	// times (8).
 	for _, n := range []int{1 << 24, 1 << 22} {
 		b, err := GenerateG2(0, n, seed)
 		if err != nil {
