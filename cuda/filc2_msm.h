@@ -106,6 +106,16 @@ filc2_status filc2_msm_g2_upload_flags(int32_t device, const void *points, size_
                                        filc2_msm_bases **out);
 /* *yes = 1 when the handle's points live in host memory (forced, or the device was full). */
 filc2_status filc2_msm_host_resident(filc2_msm_bases *b, int32_t *yes);
+/* A host-resident handle's MSMs (filc2_msm, filc2_msm_split) stream its points through two
+ * device buffers of `chunk` points, a sequential copy of each chunk over the bus overlapping
+ * the MSM of the chunk before (the kernels would otherwise gather them from host memory, a
+ * random read a point and window: ten times slower). By default 2^23 G1 or 2^22 G2 points
+ * a buffer (768 MiB), fewer where the device has no room, none below 2^16 (or the size).
+ * filc2_msm_set_stream_chunk sets it (0: gather over the bus) and writes the chunk it got to
+ * *got (may be null); filc2_msm_stream_chunk reads it. 0 for device-resident points. The
+ * batch additions of host-resident points gather over the bus. */
+filc2_status filc2_msm_set_stream_chunk(filc2_msm_bases *b, size_t points, size_t *got);
+filc2_status filc2_msm_stream_chunk(filc2_msm_bases *b, size_t *points);
 
 /* filc2_msm_free releases the handle and all its device memory (NULL is a no-op). */
 filc2_status filc2_msm_free(filc2_msm_bases *b);

@@ -205,6 +205,10 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	if err != nil {
 		return nil, err
 	}
+	streamChunk, err := streamChunkFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	err = func() (err error) {
 		if p.domain, err = newDomainOn(device, shape); err != nil {
 			return err
@@ -265,6 +269,13 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 			return err
 		}
 		p.findHostResident()
+		if streamChunk >= 0 {
+			for _, q := range p.hostResident {
+				if _, err := p.handleOf(q).SetStreamChunk(streamChunk); err != nil {
+					return fmt.Errorf("the %s query's stream chunk (FILC2_MSM_STREAM_CHUNK=%d): %w", q, streamChunk, err)
+				}
+			}
+		}
 		if deviceOnly && len(p.hostResident) > 0 {
 			return fmt.Errorf("%w: the key's %v queries did not fit on device %d (device-only load)", ErrOutOfMemory,
 				p.hostResident, device)
@@ -417,7 +428,8 @@ func newDomainOn(device int, shape groth16.Shape) (*Domain, error) {
 func (p *Prover) Device() int { return p.device }
 
 // HostResident names the key's queries whose points live in pinned host memory
-// because the device had no room for them (their MSMs read over the bus). Fixed at load.
+// because the device had no room for them (their MSMs copy them to the device a chunk at
+// a time). Fixed at load.
 func (p *Prover) HostResident() []string { return p.hostResident }
 
 // HostBytes is the pinned host memory the host-resident queries' points take.

@@ -86,6 +86,42 @@ func (b *handle) HostResident() (bool, error) {
 	return yes != 0, err
 }
 
+// StreamChunk is the number of points a host-resident handle's MSMs copy to the device at
+// a time (0: device-resident points, or gathered over the bus; cuda/filc2_msm.h).
+func (b *handle) StreamChunk() (int, error) {
+	var n C.size_t
+	err := b.use(func(h *C.filc2_msm_bases) error { return check(C.filc2_msm_stream_chunk(h, &n)) })
+	return int(n), err
+}
+
+// SetStreamChunk sets that chunk (0: the kernels gather the points over the bus) and returns
+// the chunk it got: smaller where the device has no room for two buffers of it, 0 below 2^16
+// points; no effect on device-resident points.
+func (b *handle) SetStreamChunk(points int) (int, error) {
+	if points < 0 {
+		return 0, fmt.Errorf("msm: stream chunk %d: want 0 or more points", points)
+	}
+	var got C.size_t
+	err := b.use(func(h *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_set_stream_chunk(h, C.size_t(points), &got))
+	})
+	return int(got), err
+}
+
+// streamChunkFromEnv reads FILC2_MSM_STREAM_CHUNK, the chunk of a Prover's host-resident
+// queries (SetStreamChunk; 0 gathers them over the bus); unset: −1, the handles' default.
+func streamChunkFromEnv() (int, error) {
+	v := os.Getenv("FILC2_MSM_STREAM_CHUNK")
+	if v == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n >= 1<<31 {
+		return 0, fmt.Errorf("FILC2_MSM_STREAM_CHUNK=%q: want 0 (gather host-resident points over the bus) to 2^31 − 1 points", v)
+	}
+	return n, nil
+}
+
 // msmVariantFromEnv reads FILC2_MSM_VARIANT, the first accumulation kernel a Prover's
 // MSMs use (msmConfig.Variant; unset: 0, the default). For measuring the batch-affine
 // and FP64 kernels in whole proofs before one of them becomes the default.

@@ -73,6 +73,13 @@ inline void copy_dev(void* d, const void* s, size_t bytes, stream_t) { std::memc
 inline void stream_sync(stream_t) {}
 inline size_t device_free_bytes() { return size_t(1) << 40; }
 
+// event_t orders work between streams (a streamed MSM's copies and kernels); one stream here.
+using event_t = int;
+inline event_t event_new() { return 0; }
+inline void event_free(event_t) {}
+inline void event_record(event_t, stream_t) {}
+inline void stream_wait(stream_t, event_t) {}
+
 // timer: device events around a region (no-ops in the emulation).
 struct timer {
 	void begin(stream_t) {}
@@ -199,6 +206,20 @@ inline size_t device_free_bytes() {
 	FILC2_CUDA(cudaMemGetInfo(&free_b, &total_b));
 	return free_b;
 }
+
+// event_t orders work between streams: stream_wait(s, e) holds s's later work until the
+// work recorded into e has run (a streamed MSM's copies and kernels).
+using event_t = cudaEvent_t;
+inline event_t event_new() {
+	cudaEvent_t e = nullptr;
+	FILC2_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+	return e;
+}
+inline void event_free(event_t e) {
+	if (e) cudaEventDestroy(e);
+}
+inline void event_record(event_t e, stream_t s) { FILC2_CUDA(cudaEventRecord(e, s)); }
+inline void stream_wait(stream_t s, event_t e) { FILC2_CUDA(cudaStreamWaitEvent(s, e, 0)); }
 
 // timer: device events around a region of a stream, and, with want_phases, marks
 // inside it: mark(s, p) ends a stretch of phase p (FILC2_MSM_PHASE_*), the time since

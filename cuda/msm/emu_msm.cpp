@@ -210,6 +210,34 @@ struct checker {
 		       combine(out.data(), r), want);
 		r = eng.msm_split(s.data(), s.size(), c, out.data());
 		expect((std::string(name) + " split " + what + v).c_str(), combine(out.data(), r), want);
+		if (split_too) streamed(what, s, cfg, want);
+	}
+
+	// streamed: the same sums with the bases streamed from "host" memory through two buffers, in
+	// chunks of 7 (a short last chunk), of a third and of all the points, by an engine whose own
+	// bases are all infinity (so a kernel reading them instead of the buffers fails the check).
+	void streamed(const std::string& what, const std::vector<fr_t>& s, const msm_config& cfg,
+	              const affine_t<F>& want) {
+		const size_t n = s.size();
+		if (n == 0) return;
+		std::vector<affine_t<F>> junk(bases.size(), affine_t<F>{});
+		engine<F> other(junk.data(), junk.size(), 0);
+		std::vector<jac_t<F>> out(max_windows);
+		for (size_t chunk : {size_t(7), n / 3 + 1, n}) {
+			std::vector<affine_t<F>> b0(chunk), b1(chunk);
+			typename engine<F>::streamer st;
+			st.host = bases.data();
+			st.buf[0] = b0.data();
+			st.buf[1] = b1.data();
+			st.chunk = chunk;
+			for (bool split : {false, true}) {
+				const msm_result r = other.msm_streamed(split, s.data(), n, cfg, st, out.data());
+				expect((std::string(name) + (split ? " streamed split " : " streamed msm ") + what + " chunk " +
+				        std::to_string(chunk))
+				           .c_str(),
+				       combine(out.data(), r), want);
+			}
+		}
 	}
 
 	void batch(const std::string& what, const std::vector<uint64_t>& words, size_t nbits) {

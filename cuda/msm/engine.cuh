@@ -193,15 +193,9 @@ class engine {
 		if (n == 0) return res;
 		const int c = window_bits(cfg, n);
 		const int W = windows_for(c);
-		const group_sizes gs = pick_group(n, c, cfg, sizeof(fr_t) * n);
-		carver plan = reserve_big(gs.bytes);
-		fr_t* prepared = plan.take<fr_t>(n);
-		group_plan gp = carve_group(plan, n, c, gs);
 		if (tm) tm->begin(s_);
-		launch<prepare_body>(s_, n, scalars, prepared);
-		if (tm) tm->mark(s_, phase_prepare);
-		pippenger(prepared, nullptr, n, c, gs, gp, tm);
-		finish(W, nullptr, out, tm);
+		dense_sums(scalars, n, c, cfg, bases_, tm);
+		finish(W, window_sums(), nullptr, out, tm);
 		res.window_bits = c;
 		res.windows = W;
 		res.others = n;
@@ -215,54 +209,68 @@ class engine {
 		msm_result res;
 		if (n == 0) return res;
 		if (tm) tm->begin(s_);
-		// Classify: per-thread counts of ones and others, scanned into offsets.
-		const size_t T = compact_threads(n);
-		carver mp = reserve_meta(2 * T + 2 * scan_temp_elems(T));
-		uint32_t* c1 = mp.take<uint32_t>(T);
-		uint32_t* c2 = mp.take<uint32_t>(T);
-		uint32_t* tmp = mp.take<uint32_t>(scan_temp_elems(T));
-		launch<classify_count_body>(s_, T, scalars, n, c1, c2);
-		scan_exclusive(s_, c1, c1, T, total(0), tmp);
-		scan_exclusive(s_, c2, c2, T, total(1), tmp);
-		uint32_t tot[2];
-		copy_to_host(tot, total(0), sizeof tot, s_);
-		stream_sync(s_);
-		const size_t n1 = tot[0], n2 = tot[1];
-		res.ones = n1;
-		res.others = n2;
-
-		// Scratch: the ones, the prepared tail, then the batch addition's levels and the
-		// tail's Pippenger in the same space (one after the other).
-		const int c = window_bits(cfg, n2 ? n2 : 1);
-		const int W = n2 ? windows_for(c) : 0;
-		carver head;
-		head.take<pair_t>(n1);
-		head.take<fr_t>(n2);
-		head.take<uint32_t>(n2);
-		const size_t head_bytes = head.used;
-		const group_sizes gs = n2 ? pick_group(n2, c, cfg, head_bytes) : group_sizes{};
-		carver sizing;
-		sizing.used = head_bytes;
-		carve_batch(sizing, n1, cfg);
-		const size_t need = std::max(sizing.used, n2 ? gs.bytes : size_t(0));
-		carver plan = reserve_big(need);
-		pair_t* ones = plan.take<pair_t>(n1);
-		fr_t* tail = plan.take<fr_t>(n2);
-		uint32_t* tail_idx = plan.take<uint32_t>(n2);
-		carver plan_b = plan;
-		batch_plan bp = carve_batch(plan_b, n1, cfg);
-		group_plan gp{};
-		if (n2) gp = carve_group(plan, n2, c, gs);
-
-		launch<classify_write_body>(s_, T, scalars, n, static_cast<const uint32_t*>(c1),
-		                            static_cast<const uint32_t*>(c2), ones, tail, tail_idx);
-		if (tm) tm->mark(s_, phase_prepare);
-		batch_add(ones, total(0), n1, bp, ones_sum(), tm);
-		if (n2) pippenger(tail, tail_idx, n2, c, gs, gp, tm);
-		else dev_zero(window_sums(), sizeof(xyzz), s_);
-		finish(W ? W : 1, ones_sum(), out, tm);
-		res.window_bits = c;
+		const int W = split_sums(scalars, n, 0, cfg, bases_, res, tm);
+		finish(W ? W : 1, window_sums(), ones_sum(), out, tm);
 		res.windows = W ? W : 1;
+		return res;
+	}
+
+	// streamer: bases in pinned host memory read through two device buffers of `chunk` points,
+	// each chunk copied on stream `copy` while the MSM of the one before runs (msm_streamed).
+	struct streamer {
+		const affine* host = nullptr;
+		affine* buf[2] = {nullptr, nullptr};
+		size_t chunk = 0;
+		stream_t copy{};
+		event_t ready[2]{}, done[2]{};  // buf[b] copied; buf[b]'s kernels have run
+	};
+
+	// msm_streamed: msm (split: msm_split) of the scalars over st.host's n points instead of
+	// the engine's bases, a chunk at a time: one sequential copy of each point over the bus
+	// where the kernels' gathers from mapped host memory read it once per window at random.
+	// One window size for every chunk (from a chunk's size, or for a split from its expected
+	// number of scalars other than 0 and 1), the chunks' sums added up on the device.
+	msm_result msm_streamed(bool split, const fr_t* scalars, size_t n, const msm_config& cfg, const streamer& st,
+	                        jac* out, timer* tm = nullptr) {
+		std::lock_guard<std::mutex> lk(sc_->mu);
+		check_n(n);
+		msm_result res;
+		if (n == 0) return res;
+		if (!st.host || !st.buf[0] || !st.buf[1] || st.chunk == 0) msm_invalid("msm: a streamed MSM without buffers");
+		if (tm) tm->begin(s_);
+		const size_t per = std::min(st.chunk, n), chunks = ceil_div(n, per);
+		size_t expect = per;
+		if (split) {
+			const classified k = classify(scalars, n);
+			expect = std::max<size_t>(1, k.others * per / n);
+		}
+		const int c = window_bits(cfg, expect);
+		const int W = windows_for(c);
+		dev_zero(acc_sums(), (W + 1) * sizeof(xyzz), s_);  // [0]: the ones; [1, W]: the windows
+		auto fetch = [&](size_t k) {
+			const size_t lo = k * per;
+			const int b = static_cast<int>(k & 1);
+			if (k >= 2) stream_wait(st.copy, st.done[b]);
+			copy_to_dev(st.buf[b], st.host + lo, std::min(per, n - lo) * sizeof(affine), st.copy);
+			event_record(st.ready[b], st.copy);
+		};
+		fetch(0);
+		if (chunks > 1) fetch(1);
+		for (size_t k = 0; k < chunks; ++k) {
+			const size_t lo = k * per, m = std::min(per, n - lo);
+			const int b = static_cast<int>(k & 1);
+			stream_wait(s_, st.ready[b]);
+			if (split) split_sums(scalars + lo, m, c, cfg, st.buf[b], res, tm);
+			else dense_sums(scalars + lo, m, c, cfg, st.buf[b], tm);
+			event_record(st.done[b], s_);
+			launch<add_sums_body<F>>(s_, W, acc_sums() + 1, static_cast<const xyzz*>(window_sums()));
+			if (split) launch<add_sums_body<F>>(s_, 1, acc_sums(), static_cast<const xyzz*>(ones_sum()));
+			if (k + 2 < chunks) fetch(k + 2);
+		}
+		finish(W, acc_sums() + 1, split ? acc_sums() : nullptr, out, tm);
+		res.window_bits = c;
+		res.windows = W;
+		if (!split) res.others = n;
 		return res;
 	}
 
@@ -291,8 +299,8 @@ class engine {
 		pair_t* pairs = plan.take<pair_t>(m);
 		batch_plan bp = carve_batch(plan, m, cfg);
 		if (m) launch<bitmap_write_body>(s_, T, words, nbits, static_cast<const uint32_t*>(cnt), pairs);
-		batch_add(pairs, total(0), m, bp, window_sums());
-		finish(1, nullptr, out, tm);
+		batch_add(pairs, total(0), m, bp, bases_, window_sums());
+		finish(1, window_sums(), nullptr, out, tm);
 		msm_result res;
 		res.windows = 1;
 		res.ones = m;
@@ -314,8 +322,8 @@ class engine {
 		const uint32_t m = static_cast<uint32_t>(count);
 		copy_to_dev(total(0), &m, sizeof m, s_);
 		launch<index_pairs_body>(s_, count, idx, pairs);
-		batch_add(pairs, total(0), count, bp, window_sums());
-		finish(1, nullptr, out, tm);  // synchronises: m outlives its copy
+		batch_add(pairs, total(0), count, bp, bases_, window_sums());
+		finish(1, window_sums(), nullptr, out, tm);  // synchronises: m outlives its copy
 		msm_result res;
 		res.windows = 1;
 		res.ones = count;
@@ -329,13 +337,15 @@ class engine {
 	static constexpr size_t off_ones = 512;                        // xyzz: sum of the ones
 	static constexpr size_t off_sums = off_ones + sizeof(xyzz_t<F>);  // xyzz[max_windows]
 	static constexpr size_t off_jac = off_sums + max_windows * sizeof(xyzz_t<F>);
-	static constexpr size_t small_bytes = off_jac + max_windows * sizeof(jac_t<F>);
+	static constexpr size_t off_acc = off_jac + max_windows * sizeof(jac_t<F>);  // xyzz[1 + max_windows]
+	static constexpr size_t small_bytes = off_acc + (1 + max_windows) * sizeof(xyzz_t<F>);
 
 	uint32_t* lens() const { return reinterpret_cast<uint32_t*>(small_ + off_len); }
 	uint32_t* total(int k) const { return reinterpret_cast<uint32_t*>(small_ + off_total) + k; }
 	xyzz* ones_sum() const { return reinterpret_cast<xyzz*>(small_ + off_ones); }
 	xyzz* window_sums() const { return reinterpret_cast<xyzz*>(small_ + off_sums); }
 	jac* jac_out() const { return reinterpret_cast<jac*>(small_ + off_jac); }
+	xyzz* acc_sums() const { return reinterpret_cast<xyzz*>(small_ + off_acc); }
 
 	void check_n(size_t n) const {
 		if (n > n_) msm_invalid("msm: more scalars than bases");
@@ -399,7 +409,7 @@ class engine {
 	}
 
 	// accumulate: buckets[key] = Σ points of the d_M (≤ p.cap0) sorted pairs with that key.
-	void accumulate(const pair_t* pairs, const uint32_t* d_M, const level_plan& p, xyzz* buckets,
+	void accumulate(const pair_t* pairs, const uint32_t* d_M, const level_plan& p, const affine* bases, xyzz* buckets,
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
@@ -409,15 +419,15 @@ class engine {
 		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
 		if constexpr (is_g1) {
 			if (p.variant == 5 || p.variant == 6)  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh)
-				first_level_as<fp64_field<F>>(base, T0, pairs, d_M, p, buckets);
+				first_level_as<fp64_field<F>>(base, T0, pairs, d_M, p, bases, buckets);
 			else if (p.variant == 9)  // 0 on the Karatsuba product (ff/karatsuba.cuh)
-				first_level_as<kara_field<F>>(base, T0, pairs, d_M, p, buckets);
+				first_level_as<kara_field<F>>(base, T0, pairs, d_M, p, bases, buckets);
 			else
-				first_level<F>(base, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts);
+				first_level<F>(base, T0, pairs, d_M, p.L0, bases, buckets, p.a_keys, p.a_pts);
 		} else if (p.variant == 8) {  // G2 with the eager Fp2 product (fp2.cuh)
-			first_level_as<typename eager_of<F>::type>(base, T0, pairs, d_M, p, buckets);
+			first_level_as<typename eager_of<F>::type>(base, T0, pairs, d_M, p, bases, buckets);
 		} else {
-			first_level<F>(base, T0, pairs, d_M, p.L0, bases_, buckets, p.a_keys, p.a_pts);  // G2: no FP64 product
+			first_level<F>(base, T0, pairs, d_M, p.L0, bases, buckets, p.a_keys, p.a_pts);  // G2: no FP64 product
 		}
 		if (tm) tm->mark(s_, phase_acc0);
 		levels(p, T0, buckets, tm);
@@ -428,9 +438,9 @@ class engine {
 	// entries are F's, read as W's.
 	template <class W>
 	void first_level_as(int variant, size_t T0, const pair_t* pairs, const uint32_t* d_M, const level_plan& p,
-	                    xyzz* buckets) {
+	                    const affine* bases, xyzz* buckets) {
 		static_assert(sizeof(W) == sizeof(F) && alignof(W) == alignof(F), "the field type must have F's layout");
-		first_level<W>(variant, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases_),
+		first_level<W>(variant, T0, pairs, d_M, p.L0, reinterpret_cast<const affine_t<W>*>(bases),
 		               reinterpret_cast<xyzz_t<W>*>(buckets), p.a_keys, reinterpret_cast<xyzz_t<W>*>(p.a_pts));
 	}
 
@@ -513,6 +523,88 @@ class engine {
 		if (tm) tm->mark(s_, phase_acck);
 	}
 
+	// ---- the sums of one call (into window_sums() and ones_sum()) ---------------------
+
+	// dense_sums: window_sums()[0, W) of Σ scalars[i]·bases[i], i < n, with window size c.
+	void dense_sums(const fr_t* scalars, size_t n, int c, const msm_config& cfg, const affine* bases, timer* tm) {
+		const group_sizes gs = pick_group(n, c, cfg, sizeof(fr_t) * n);
+		carver plan = reserve_big(gs.bytes);
+		fr_t* prepared = plan.take<fr_t>(n);
+		group_plan gp = carve_group(plan, n, c, gs);
+		launch<prepare_body>(s_, n, scalars, prepared);
+		if (tm) tm->mark(s_, phase_prepare);
+		pippenger(prepared, nullptr, n, c, gs, gp, bases, tm);
+	}
+
+	// classified: a classification's per-thread counts of ones and others, scanned (meta scratch).
+	struct classified {
+		size_t T = 0, ones = 0, others = 0;
+		uint32_t *c1 = nullptr, *c2 = nullptr;
+	};
+
+	// classify counts the ones and the others (neither 0 nor 1) among scalars[0, n) (synchronises).
+	classified classify(const fr_t* scalars, size_t n) {
+		classified k;
+		k.T = compact_threads(n);
+		carver mp = reserve_meta(2 * k.T + 2 * scan_temp_elems(k.T));
+		k.c1 = mp.take<uint32_t>(k.T);
+		k.c2 = mp.take<uint32_t>(k.T);
+		uint32_t* tmp = mp.take<uint32_t>(scan_temp_elems(k.T));
+		launch<classify_count_body>(s_, k.T, scalars, n, k.c1, k.c2);
+		scan_exclusive(s_, k.c1, k.c1, k.T, total(0), tmp);
+		scan_exclusive(s_, k.c2, k.c2, k.T, total(1), tmp);
+		uint32_t tot[2];
+		copy_to_host(tot, total(0), sizeof tot, s_);
+		stream_sync(s_);
+		k.ones = tot[0];
+		k.others = tot[1];
+		return k;
+	}
+
+	// split_sums: ones_sum() = Σ bases[i] over the scalars equal to 1, and window_sums() of the
+	// others' MSM with window size c_fixed, or when 0 one chosen from their number. Returns the
+	// windows written: 0 when no scalar is other than 0 and 1 and c_fixed is 0 (window_sums()[0]
+	// is then zero); adds the counts to res and sets res.window_bits.
+	int split_sums(const fr_t* scalars, size_t n, int c_fixed, const msm_config& cfg, const affine* bases,
+	               msm_result& res, timer* tm) {
+		const classified k = classify(scalars, n);
+		const size_t n1 = k.ones, n2 = k.others;
+		res.ones += n1;
+		res.others += n2;
+
+		// Scratch: the ones, the prepared tail, then the batch addition's levels and the
+		// tail's Pippenger in the same space (one after the other).
+		const int c = c_fixed ? c_fixed : window_bits(cfg, n2 ? n2 : 1);
+		const int W = n2 || c_fixed ? windows_for(c) : 0;
+		carver head;
+		head.take<pair_t>(n1);
+		head.take<fr_t>(n2);
+		head.take<uint32_t>(n2);
+		const size_t head_bytes = head.used;
+		const group_sizes gs = n2 ? pick_group(n2, c, cfg, head_bytes) : group_sizes{};
+		carver sizing;
+		sizing.used = head_bytes;
+		carve_batch(sizing, n1, cfg);
+		const size_t need = std::max(sizing.used, n2 ? gs.bytes : size_t(0));
+		carver plan = reserve_big(need);
+		pair_t* ones = plan.take<pair_t>(n1);
+		fr_t* tail = plan.take<fr_t>(n2);
+		uint32_t* tail_idx = plan.take<uint32_t>(n2);
+		carver plan_b = plan;
+		batch_plan bp = carve_batch(plan_b, n1, cfg);
+		group_plan gp{};
+		if (n2) gp = carve_group(plan, n2, c, gs);
+
+		launch<classify_write_body>(s_, k.T, scalars, n, static_cast<const uint32_t*>(k.c1),
+		                            static_cast<const uint32_t*>(k.c2), ones, tail, tail_idx);
+		if (tm) tm->mark(s_, phase_prepare);
+		batch_add(ones, total(0), n1, bp, bases, ones_sum(), tm);
+		if (n2) pippenger(tail, tail_idx, n2, c, gs, gp, bases, tm);
+		else dev_zero(window_sums(), std::max(W, 1) * sizeof(xyzz), s_);
+		res.window_bits = c;
+		return W;
+	}
+
 	// ---- batch addition ----------------------------------------------------------
 
 	struct batch_plan {
@@ -526,10 +618,10 @@ class engine {
 	}
 
 	// batch_add: *sum = Σ of the points of the d_M (≤ m) pairs (keys all 0).
-	void batch_add(const pair_t* pairs, const uint32_t* d_M, size_t m, const batch_plan& bp, xyzz* sum,
-	               timer* tm = nullptr) {
+	void batch_add(const pair_t* pairs, const uint32_t* d_M, size_t m, const batch_plan& bp, const affine* bases,
+	               xyzz* sum, timer* tm = nullptr) {
 		dev_zero(sum, sizeof(xyzz), s_);
-		if (m) accumulate(pairs, d_M, bp.lv, sum, tm);
+		if (m) accumulate(pairs, d_M, bp.lv, bases, sum, tm);
 	}
 
 	// ---- Pippenger -------------------------------------------------------------
@@ -622,7 +714,7 @@ class engine {
 
 	// pippenger: window sums of Σ prepared[i]·bases[idx ? idx[i] : i] into window_sums().
 	void pippenger(const fr_t* prepared, const uint32_t* idx, size_t n, int c, const group_sizes& gs,
-	               const group_plan& p, timer* tm = nullptr) {
+	               const group_plan& p, const affine* bases, timer* tm = nullptr) {
 		const int W = windows_for(c);
 		const uint32_t B = 1u << (c - 1);
 		for (int w0 = 0; w0 < W; w0 += gs.G) {
@@ -639,7 +731,7 @@ class engine {
 			if (tm) tm->mark(s_, phase_sort);
 			level_plan lv = p.lv;
 			lv.cap0 = n * static_cast<size_t>(w1 - w0);
-			accumulate(p.pairs, total(2), lv, p.buckets, tm);
+			accumulate(p.pairs, total(2), lv, bases, p.buckets, tm);
 			reduce(p, B, w1 - w0, gs, window_sums() + w0);
 			if (tm) tm->mark(s_, phase_reduce);
 		}
@@ -694,9 +786,9 @@ class engine {
 		}
 	}
 
-	// finish: Jacobian window sums (plus extra into window 0) to the host.
-	void finish(int W, const xyzz* extra, jac* out, timer* tm) {
-		launch<finish_body<F>>(s_, W, static_cast<const xyzz*>(window_sums()), extra, jac_out());
+	// finish: the W window sums (plus extra into window 0) as Jacobian points to the host.
+	void finish(int W, const xyzz* sums, const xyzz* extra, jac* out, timer* tm) {
+		launch<finish_body<F>>(s_, W, sums, extra, jac_out());
 		if (tm) {
 			tm->mark(s_, phase_finish);
 			tm->end(s_);

@@ -48,6 +48,11 @@ struct filc2_msm_bases {
 	virtual void set_variant(int32_t variant) = 0;
 	// set_sort sets their sort (msm_config::sort).
 	virtual void set_sort(int32_t sort) = 0;
+	// set_stream_chunk sets the chunk of a host-resident handle's streamed MSMs (points; 0: gathered
+	// over the bus) and returns the chunk it got (smaller where the device has no room; 0 for
+	// device-resident points).
+	virtual size_t set_stream_chunk(size_t points) = 0;
+	virtual size_t stream_chunk() const = 0;
 	std::mutex mu;
 };
 
@@ -146,6 +151,88 @@ struct owned_points {
 	owned_points& operator=(const owned_points&) = delete;
 };
 
+// stream_buffers: the two device buffers a host-resident handle's MSMs stream its points
+// through (engine::msm_streamed), their copy stream and events; chunk 0: none.
+template <class F>
+struct stream_buffers {
+	using affine = affine_t<F>;
+	// default_points: 768 MiB a buffer (2^23 G1 or 2^22 G2 points); min_points: below this the
+	// chunks' fixed costs (a bucket reduction each) outweigh the gathers they replace.
+	static constexpr size_t default_points = (size_t(768) << 20) / sizeof(affine) >= (size_t(1) << 23)
+	                                             ? size_t(1) << 23
+	                                             : size_t(1) << 22;
+	static constexpr size_t min_points = size_t(1) << 16;
+
+	affine* buf[2] = {nullptr, nullptr};
+	cudaStream_t copy = nullptr;
+	event_t ready[2] = {}, done[2] = {};
+	size_t chunk = 0;
+
+	stream_buffers() = default;
+	~stream_buffers() { release(); }
+	stream_buffers(const stream_buffers&) = delete;
+	stream_buffers& operator=(const stream_buffers&) = delete;
+
+	void release() {
+		for (int b = 0; b < 2; ++b) {
+			if (buf[b]) cudaFree(buf[b]);
+			event_free(ready[b]);
+			event_free(done[b]);
+			buf[b] = nullptr;
+			ready[b] = done[b] = nullptr;
+		}
+		if (copy) cudaStreamDestroy(copy);
+		copy = nullptr;
+		chunk = 0;
+	}
+
+	// set makes two buffers of `points` points, halving them while the device has no room (down
+	// to min_points or `points`, whichever is smaller; below that, none). Returns the chunk.
+	size_t set(size_t points) {
+		release();
+		if (points == 0) return 0;
+		const size_t floor = std::min(points, min_points);
+		for (size_t p = points;; p /= 2) {
+			const cudaError_t e0 = cudaMalloc(&buf[0], p * sizeof(affine));
+			const cudaError_t e1 = e0 == cudaSuccess ? cudaMalloc(&buf[1], p * sizeof(affine)) : e0;
+			if (e1 == cudaSuccess) {
+				chunk = p;
+				break;
+			}
+			cudaGetLastError();
+			if (buf[0]) cudaFree(buf[0]);
+			buf[0] = buf[1] = nullptr;
+			if (e1 != cudaErrorMemoryAllocation) FILC2_CUDA(e1);
+			if (p / 2 < floor) return 0;
+		}
+		try {
+			FILC2_CUDA(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+			for (int b = 0; b < 2; ++b) {
+				ready[b] = event_new();
+				done[b] = event_new();
+			}
+		} catch (...) {
+			release();
+			throw;
+		}
+		return chunk;
+	}
+
+	typename engine<F>::streamer view(const void* host) const {
+		typename engine<F>::streamer st;
+		st.host = static_cast<const affine*>(host);
+		st.buf[0] = buf[0];
+		st.buf[1] = buf[1];
+		st.chunk = chunk;
+		st.copy = copy;
+		for (int b = 0; b < 2; ++b) {
+			st.ready[b] = ready[b];
+			st.done[b] = done[b];
+		}
+		return st;
+	}
+};
+
 template <class F>
 class bases_impl final : public filc2_msm_bases {
    public:
@@ -157,7 +244,9 @@ class bases_impl final : public filc2_msm_bases {
 	    : dev_(device),
 	      pts_(bytes_for(n), where),
 	      eng_(static_cast<const affine*>(pts_.p), n, stream_.s),
-	      n_(n) {}
+	      n_(n) {
+		if (pts_.host) streams_.set(std::min(n_, stream_buffers<F>::default_points));
+	}
 
 	static size_t bytes_for(size_t n) {
 		if (n >= (size_t(1) << 31)) throw_invalid("msm: at most 2^31 - 1 bases");
@@ -209,9 +298,16 @@ class bases_impl final : public filc2_msm_bases {
 	int32_t group() const override { return sizeof(F) == 48 ? FILC2_MSM_G1 : FILC2_MSM_G2; }
 	size_t size() const override { return n_; }
 	size_t device_bytes() const override {
-		return (pts_.host ? 0 : n_ * sizeof(affine)) + eng_.scratch_bytes() + input_.capacity();
+		return (pts_.host ? 2 * streams_.chunk * sizeof(affine) : n_ * sizeof(affine)) + eng_.scratch_bytes() +
+		       input_.capacity();
 	}
 	bool host_resident() const override { return pts_.host != nullptr; }
+	size_t set_stream_chunk(size_t points) override {
+		if (!pts_.host) return 0;
+		use_device(dev_.ordinal);
+		return streams_.set(std::min(points, n_));
+	}
+	size_t stream_chunk() const override { return streams_.chunk; }
 
 	void trim() override {
 		use_device(dev_.ordinal);
@@ -264,6 +360,10 @@ class bases_impl final : public filc2_msm_bases {
 		use_device(dev_.ordinal);
 		const fr_t* d = static_cast<const fr_t*>(input(scalars, n * sizeof(fr_t), flags));
 		jac* out = static_cast<jac*>(windows);
+		if (pts_.host && streams_.chunk) {
+			result_to(res, eng_.msm_streamed(split, d, n, c, streams_.view(pts_.host), out));
+			return;
+		}
 		result_to(res, split ? eng_.msm_split(d, n, c, out) : eng_.msm(d, n, c, out));
 	}
 
@@ -348,6 +448,7 @@ class bases_impl final : public filc2_msm_bases {
 	int32_t sort_ = 0;     // set_sort
 	dev_arena input_;
 	size_t n_;
+	stream_buffers<F> streams_;  // after eng_: released first (eng_ may hold their addresses only inside a call)
 };
 
 // make_bases: a handle with n points uploaded from host memory or generated.

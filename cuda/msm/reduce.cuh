@@ -69,5 +69,14 @@ struct finish_body {
 	}
 };
 
+// add_sums_body: acc[t] += src[t] (a streamed MSM's chunk sums into its running totals).
+template <class F>
+struct add_sums_body {
+	static constexpr unsigned threads = 32;
+	static __device__ void run(size_t t, xyzz_t<F>* __restrict__ acc, const xyzz_t<F>* __restrict__ src) {
+		add_noinline(acc[t], src[t]);
+	}
+};
+
 }  // namespace msm
 }  // namespace filc2

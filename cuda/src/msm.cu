@@ -90,6 +90,22 @@ extern "C" filc2_status filc2_msm_set_sort(filc2_msm_bases* b, int32_t sort) {
 	});
 }
 
+extern "C" filc2_status filc2_msm_set_stream_chunk(filc2_msm_bases* b, size_t points, size_t* got) {
+	return guard([&] {
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		const size_t chunk = b->set_stream_chunk(points);
+		if (got) *got = chunk;
+	});
+}
+
+extern "C" filc2_status filc2_msm_stream_chunk(filc2_msm_bases* b, size_t* points) {
+	return guard([&] {
+		if (!points) throw_invalid("msm: null output");
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		*points = b->stream_chunk();
+	});
+}
+
 extern "C" filc2_status filc2_msm_share_scratch(filc2_msm_bases* dst, filc2_msm_bases* src) {
 	return guard([&] {
 		checked(dst);
