@@ -181,12 +181,15 @@ func LoadSyntheticProver(ctx context.Context, device int, c *r1cs.Circuit, seed 
 
 // loadProver makes circuit c's prover on device. Everything a proof needs on the device
 // is allocated here, so that a prover that loads can prove beside whatever else is
-// resident: the NTT domain, the kernel section's buffers, one witness buffer, then the
-// five queries and the verifying key (keys fills them) with room held back for one
-// shared MSM scratch (queries that find the device full stay in host memory), the
-// scratch itself, and last the circuit's matrices (no room: SpMV on the host). Under
-// placement.WithDeviceOnly nothing goes to the host: what does not fit on the device
-// fails with ErrOutOfMemory instead. On any failure what was made is freed.
+// resident: the NTT domain, the kernel section's buffers, one witness buffer, then, with
+// room held back for one shared MSM scratch, the circuit's matrices (no room: SpMV on the
+// host) and the five queries and the verifying key (keys fills them; queries that find
+// the device full stay in host memory and their MSMs stream them through the device), and
+// the scratch itself. The matrices go first because the host SpMV costs a 32GiB proof
+// seconds (SpMV on the cores and its a, b, c uploaded) where a streamed query costs its
+// copy, which the MSM's arithmetic hides. Under placement.WithDeviceOnly nothing goes to
+// the host: the key goes up before the matrices, and what does not fit on the device fails
+// with ErrOutOfMemory. On any failure what was made is freed.
 func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *Prover) error) (_ *Prover, err error) {
 	shape := groth16.ShapeOf(c.Stats())
 	p := &Prover{device: device, circuit: c, shape: shape, dens: groth16.DensitiesOf(c), returned: make(chan struct{}, 1)}
@@ -245,6 +248,9 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 				ballast.Free()
 				return err
 			}
+		} else if err := p.uploadCircuit(); err != nil {
+			ballast.Free()
+			return err
 		}
 		err = keys(p)
 		if ballast != nil {
@@ -280,8 +286,10 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 			return fmt.Errorf("%w: the key's %v queries did not fit on device %d (device-only load)", ErrOutOfMemory,
 				p.hostResident, device)
 		}
-		if err := p.uploadCircuit(); err != nil {
-			return err
+		if deviceOnly {
+			if err := p.uploadCircuit(); err != nil {
+				return err
+			}
 		}
 		if deviceOnly && p.dc == nil {
 			return fmt.Errorf("%w: the circuit's matrices did not fit on device %d (device-only load)", ErrOutOfMemory, device)
