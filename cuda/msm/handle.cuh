@@ -101,7 +101,19 @@ struct owned_stream {
 
 struct owned_dev {
 	void* p = nullptr;
+	owned_dev() = default;
 	explicit owned_dev(size_t bytes) : p(dev_alloc(bytes)) {}
+	// try_alloc: bytes of device memory, or false (and nothing) when the device has no room.
+	bool try_alloc(size_t bytes) {
+		dev_free(p);
+		p = nullptr;
+		const cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+		if (e == cudaSuccess) return true;
+		cudaGetLastError();
+		p = nullptr;
+		if (e != cudaErrorMemoryAllocation) FILC2_CUDA(e);
+		return false;
+	}
 	~owned_dev() { dev_free(p); }
 	owned_dev(const owned_dev&) = delete;
 	owned_dev& operator=(const owned_dev&) = delete;
@@ -244,7 +256,11 @@ class bases_impl final : public filc2_msm_bases {
 	    : dev_(device),
 	      pts_(bytes_for(n), where),
 	      eng_(static_cast<const affine*>(pts_.p), n, stream_.s),
-	      n_(n) {
+	      n_(n) {}
+
+	// start_streams gives host-resident points their stream buffers (after they are filled:
+	// the fill's own device scratch comes first).
+	void start_streams() {
 		if (pts_.host) streams_.set(std::min(n_, stream_buffers<F>::default_points));
 	}
 
@@ -275,13 +291,17 @@ class bases_impl final : public filc2_msm_bases {
 
 	// fixed_base_points fills the handle as filc2_msm_*_fixed_base documents: the table and
 	// the scalars (host memory) go up through the staging buffers, a chunk of scalars at a
-	// time, each chunk multiplied (XYZZ into a scratch array) and converted to affine.
+	// time, each chunk multiplied (XYZZ into a scratch array) and converted to affine. The
+	// chunk is 2^22 scalars, fewer where the device has little room (host-resident points).
 	void fixed_base_points(const void* table, const void* scalars) {
 		owned_dev tab(fb_table_points * sizeof(affine));
 		stage_.upload(tab.p, table, fb_table_points * sizeof(affine), stream_.s);
-		const size_t per = std::min<size_t>(n_, size_t(1) << 22);  // a multiple of gen_block when < n
-		owned_dev tmp(per * sizeof(xyzz));
-		owned_dev sc(per * sizeof(fr_t));
+		size_t per = std::min<size_t>(n_, size_t(1) << 22);  // a multiple of gen_block when < n
+		owned_dev tmp, sc;
+		while (!tmp.try_alloc(per * sizeof(xyzz)) || !sc.try_alloc(per * sizeof(fr_t))) {
+			if (per <= (size_t(1) << 12)) msm_oom("msm: no room for the fixed-base multiplication's scratch");
+			per = std::max<size_t>(per / 2, size_t(1) << 12);
+		}
 		affine* out = static_cast<affine*>(pts_.p);
 		const fr_t* in = static_cast<const fr_t*>(scalars);
 		for (size_t first = 0; first < n_; first += per) {
@@ -458,6 +478,7 @@ filc2_msm_bases* upload_bases(int32_t device, const void* points, size_t n, bool
 	auto* b = new bases_impl<F>(device, n, host_resident ? placement::host : placement::device_or_host);
 	try {
 		b->upload_from(points);
+		b->start_streams();
 	} catch (...) {
 		delete b;
 		throw;
@@ -489,6 +510,7 @@ filc2_msm_bases* fixed_base_bases(int32_t device, const void* table, const void*
 	auto* b = new bases_impl<F>(device, n, placement::device_or_host);
 	try {
 		if (n) b->fixed_base_points(table, scalars);
+		b->start_streams();
 	} catch (...) {
 		delete b;
 		throw;
