@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/filc2/filc2/internal/testparams"
@@ -162,6 +163,50 @@ func TestBackend2KiB(t *testing.T) {
 	if hr := gp.HostResident(); len(hr) != 0 {
 		t.Errorf("the 2KiB key went to host memory: %v", hr)
 	}
+	// Every query in host memory (a key larger than the device), its MSMs streaming the
+	// points through the device whole, in chunks of 4099 (a short last chunk) and gathering
+	// them over the bus: the same proof.
+	sp, err := loadProver(ctx, 0, pr.Circuit, func(p *Prover) error {
+		p.vk = pr.PK.VK
+		var err error
+		for _, q := range []struct {
+			dst **G1Bases
+			pts []bls.G1Affine
+		}{{&p.h, pr.PK.H}, {&p.l, pr.PK.L}, {&p.a, pr.PK.A}, {&p.bg1, pr.PK.BG1}} {
+			if *q.dst, err = UploadG1HostResident(0, q.pts); err != nil {
+				return err
+			}
+		}
+		p.bg2, err = UploadG2HostResident(0, pr.PK.BG2)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hr := sp.HostResident(); len(hr) != 5 {
+		t.Errorf("host-resident queries %v, want all five", hr)
+	}
+	for _, chunk := range []int{-1, 4099, 0} {
+		for _, q := range sp.HostResident() {
+			h := sp.handleOf(q)
+			if chunk >= 0 {
+				if _, err := h.SetStreamChunk(chunk); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, err := h.StreamChunk(); err != nil || (chunk >= 0 && got != min(chunk, h.n)) || (chunk < 0 && got != h.n) {
+				t.Errorf("the %s query (%d points) streams in chunks of %d (%v), asked %d", q, h.n, got, err, chunk)
+			}
+		}
+		pf, _, err := sp.ProveTimed(ctx, w, r, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pf.A.Equal(&cpuProof.A) || !pf.B.Equal(&cpuProof.B) || !pf.C.Equal(&cpuProof.C) {
+			t.Fatalf("the CUDA proof from host-resident queries (stream chunk %d) differs from the CPU proof", chunk)
+		}
+	}
+	sp.Close()
 	if gp.HostSpMV() {
 		t.Error("the 2KiB circuit's matrices were not made resident")
 	}
