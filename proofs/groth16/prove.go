@@ -19,6 +19,10 @@ import (
 type Assignment struct {
 	Inputs []fr.Element
 	Aux    []fr.Element
+	// Repeat, when not nil, says the aux end in equal blocks (a padded WindowPoSt
+	// partition): provers may fold the blocks' bases. A hint: a prover checks it, and
+	// proves in full where it does not hold.
+	Repeat *Repeat
 }
 
 // evalABC returns a = A·w, b = B·w, c = C·w, each padded with zeros to m.
@@ -138,6 +142,7 @@ type cpuProver struct {
 	circuit *r1cs.Circuit
 	dens    Densities
 	domain  *fft.Domain
+	folds   foldCache // the folded bases of the last Repeat proved
 }
 
 func newCPUProver(pk *ProvingKey, c *r1cs.Circuit) (*cpuProver, error) {
@@ -157,6 +162,7 @@ type StageTimes struct {
 	MSMA   time.Duration // A: G1
 	MSMBG1 time.Duration // B in G1
 	MSMBG2 time.Duration // B in G2
+	Folded int           // queries (of L, A, B_G1, B_G2) whose repeated blocks were folded (Assignment.Repeat)
 }
 
 // Total is the sum of the stages.
@@ -195,24 +201,62 @@ func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config, st *St
 		return nil, err
 	}
 	lap(&st.MSMH)
-	if err := splitMSMG1(ctx, &s.L, p.pk.L, w.Aux, cfg.nbTasks); err != nil {
+	fd, err := p.foldsOf(ctx, w, cfg.nbTasks)
+	if err != nil {
+		return nil, err
+	}
+	if fd != nil {
+		err = foldedMSM[bls.G1Affine, bls.G1Jac, g1Ops](ctx, &s.L, p.pk.L, fd.fl, fd.l, w.Aux, cfg.nbTasks, msmG1)
+		st.Folded++
+	} else {
+		err = splitMSMG1(ctx, &s.L, p.pk.L, w.Aux, cfg.nbTasks)
+	}
+	if err != nil {
 		return nil, err
 	}
 	lap(&st.MSML)
 	as, bs := QueryScalars(p.dens, w)
-	if err := splitMSMG1(ctx, &s.A, p.pk.A, as, cfg.nbTasks); err != nil {
+	if fd != nil && fd.fa != nil && fd.a.differs(as) == 0 {
+		err = foldedMSM[bls.G1Affine, bls.G1Jac, g1Ops](ctx, &s.A, p.pk.A, fd.fa, fd.a, as, cfg.nbTasks, msmG1)
+		st.Folded++
+	} else {
+		err = splitMSMG1(ctx, &s.A, p.pk.A, as, cfg.nbTasks)
+	}
+	if err != nil {
 		return nil, err
 	}
 	lap(&st.MSMA)
-	if err := splitMSMG1(ctx, &s.BG1, p.pk.BG1, bs, cfg.nbTasks); err != nil {
+	foldB := fd != nil && fd.fb != nil && fd.b.differs(bs) == 0
+	if foldB {
+		err = foldedMSM[bls.G1Affine, bls.G1Jac, g1Ops](ctx, &s.BG1, p.pk.BG1, fd.fb, fd.b, bs, cfg.nbTasks, msmG1)
+		st.Folded++
+	} else {
+		err = splitMSMG1(ctx, &s.BG1, p.pk.BG1, bs, cfg.nbTasks)
+	}
+	if err != nil {
 		return nil, err
 	}
 	lap(&st.MSMBG1)
-	if err := splitMSMG2(ctx, &s.BG2, p.pk.BG2, bs, cfg.nbTasks); err != nil {
+	if foldB {
+		err = foldedMSM[bls.G2Affine, bls.G2Jac, g2Ops](ctx, &s.BG2, p.pk.BG2, fd.fb2, fd.b, bs, cfg.nbTasks, msmG2)
+		st.Folded++
+	} else {
+		err = splitMSMG2(ctx, &s.BG2, p.pk.BG2, bs, cfg.nbTasks)
+	}
+	if err != nil {
 		return nil, err
 	}
 	lap(&st.MSMBG2)
 	return &s, nil
+}
+
+// foldsOf returns the folded bases of w's Repeat, nil when it has none or it does not
+// hold (the proof then runs every query in full).
+func (p *cpuProver) foldsOf(ctx context.Context, w *Assignment, tasks int) (*folded, error) {
+	if w.Repeat == nil || len(p.pk.L) != len(w.Aux) || w.Repeat.Check(w) != nil {
+		return nil, nil
+	}
+	return p.folds.get(ctx, *w.Repeat, p.pk, p.circuit.NumInputs, p.dens, tasks)
 }
 
 // ProveTimed is Prove that also reports where the time went.

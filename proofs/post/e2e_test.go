@@ -1,8 +1,10 @@
 package post
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/filc2/filc2/proofs/abi"
@@ -79,5 +81,88 @@ func TestProveVerify2KiB(t *testing.T) {
 			t.Errorf("%s: vanilla for another randomness: %v", tc.name, err)
 		}
 		pr.Close()
+	}
+}
+
+// A Window partition of fewer sectors than the circuit holds is padded by repeating its
+// last sector: the witness says so (Assignment.Repeat), the CPU prover folds the four
+// small queries' bases over the copies, and the proof is the one proved in full with the
+// same r, s. A Repeat that does not hold is not used.
+func TestPaddedPartitionFolds(t *testing.T) {
+	ctx := context.Background()
+	p, _ := abi.ParsePoStName("StackedDrgWindow2KiBV1_1")
+	dir := t.TempDir()
+	toxic, err := groth16.SeededToxic(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Setup(ctx, p, dir, snark.SetupOptions{Toxic: &toxic}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Load(ctx, p, LoadOptions{ParamsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	r := fallback.MaskRandomness([32]byte{3, 1, 4, 31: 0x15})
+	prove := func(w *groth16.Assignment) (*groth16.Proof, groth16.StageTimes) {
+		t.Helper()
+		pf, st, err := groth16.ProveTimed(ctx, pr.PK, pr.Circuit, w, groth16.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7}, 1024))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pf, st
+	}
+	for _, real := range []int{1, 2} {
+		req, err := SparseRequest(p, r, real, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := Prepare(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := Witness(pt, pr.Circuit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if real == p.SectorCount {
+			if w.Repeat != nil {
+				t.Fatalf("a full partition says it repeats: %+v", *w.Repeat)
+			}
+			continue
+		}
+		per := len(w.Aux) / p.SectorCount
+		if want := (groth16.Repeat{Start: (real - 1) * per, Len: per, Copies: p.SectorCount - real + 1}); w.Repeat == nil || *w.Repeat != want {
+			t.Fatalf("%d of %d sectors: repeat %v, want %+v", real, p.SectorCount, w.Repeat, want)
+		}
+		if err := w.Repeat.Check(w); err != nil {
+			t.Fatal(err)
+		}
+		folded, st := prove(w)
+		if st.Folded != 4 {
+			t.Errorf("%d queries folded, want L, A, B_G1 and B_G2", st.Folded)
+		}
+		full, st := prove(&groth16.Assignment{Inputs: w.Inputs, Aux: w.Aux})
+		if st.Folded != 0 {
+			t.Errorf("%d queries folded without a Repeat", st.Folded)
+		}
+		if !folded.A.Equal(&full.A) || !folded.B.Equal(&full.B) || !folded.C.Equal(&full.C) {
+			t.Fatal("the folded proof differs from the full one with the same r, s")
+		}
+		pubs := []fallback.PublicSector{{ID: req.Vanilla[0].SectorID, CommR: req.Vanilla[0].CommR}}
+		b := folded.Bytes()
+		if err := Verify(pr.PVK, p, r, pubs, 0, b[:]); err != nil {
+			t.Fatalf("folded proof: %v", err)
+		}
+		// A Repeat whose copies differ (one aux changed) is checked and not used.
+		bad := &groth16.Assignment{Inputs: w.Inputs, Aux: slices.Clone(w.Aux), Repeat: w.Repeat}
+		bad.Aux[len(bad.Aux)-1].SetUint64(12345)
+		if err := bad.Repeat.Check(bad); err == nil {
+			t.Error("Check passed blocks that differ")
+		}
+		if _, st := prove(bad); st.Folded != 0 {
+			t.Errorf("a Repeat that does not hold folded %d queries", st.Folded)
+		}
 	}
 }

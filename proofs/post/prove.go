@@ -100,7 +100,19 @@ func Witness(pt *fallback.Partition, c *r1cs.Circuit) (*groth16.Assignment, erro
 		return nil, fmt.Errorf("witness: %d inputs, %d aux and %d constraints synthesised, the circuit has %d, %d and %d",
 			len(inputs), len(aux), cs.NumConstraints(), c.NumInputs, c.NumAux, c.NumConstraints)
 	}
-	return &groth16.Assignment{Inputs: inputs, Aux: aux}, nil
+	return &groth16.Assignment{Inputs: inputs, Aux: aux, Repeat: padding(pt, len(aux))}, nil
+}
+
+// padding is the Repeat of a Window partition padded by repeating its last sector: the
+// last real block and its copies, nil when nothing repeats. Every block has as many aux
+// (the blocks are synthesised alike, and nothing else allocates aux).
+func padding(pt *fallback.Partition, aux int) *groth16.Repeat {
+	n := pt.Proof.SectorCount
+	if pt.Proof.Kind != abi.Window || pt.Real >= n || pt.Real < 1 || aux%n != 0 {
+		return nil
+	}
+	per := aux / n
+	return &groth16.Repeat{Start: (pt.Real - 1) * per, Len: per, Copies: n - pt.Real + 1}
 }
 
 // Prove checks, synthesises, proves and verifies one request and returns the
