@@ -216,7 +216,7 @@ func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config, st *St
 	}
 	lap(&st.MSML)
 	as, bs := QueryScalars(p.dens, w)
-	if fd != nil && fd.fa != nil && fd.a.differs(as) == 0 {
+	if fd != nil && fd.fa != nil && fd.a.Differs(as) == 0 {
 		err = foldedMSM[bls.G1Affine, bls.G1Jac, g1Ops](ctx, &s.A, p.pk.A, fd.fa, fd.a, as, cfg.nbTasks, msmG1)
 		st.Folded++
 	} else {
@@ -226,7 +226,7 @@ func (p *cpuProver) sums(ctx context.Context, w *Assignment, cfg *config, st *St
 		return nil, err
 	}
 	lap(&st.MSMA)
-	foldB := fd != nil && fd.fb != nil && fd.b.differs(bs) == 0
+	foldB := fd != nil && fd.fb != nil && fd.b.Differs(bs) == 0
 	if foldB {
 		err = foldedMSM[bls.G1Affine, bls.G1Jac, g1Ops](ctx, &s.BG1, p.pk.BG1, fd.fb, fd.b, bs, cfg.nbTasks, msmG1)
 		st.Folded++

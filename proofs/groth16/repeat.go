@@ -32,37 +32,51 @@ func (r *Repeat) Check(w *Assignment) error {
 		r.Start+r.Copies*r.Len != len(w.Aux) {
 		return fmt.Errorf("groth16: repeat of %d blocks of %d aux from %d does not end %d aux", r.Copies, r.Len, r.Start, len(w.Aux))
 	}
-	if k := (span{r.Start, r.Len, r.Copies}).differs(w.Aux); k > 0 {
+	if k := (Span{r.Start, r.Len, r.Copies}).Differs(w.Aux); k > 0 {
 		return fmt.Errorf("groth16: repeated block %d of %d (aux from %d) differs from the first", k, r.Copies, r.Start+k*r.Len)
 	}
 	return nil
 }
 
-// span is a Repeat on one query's points: copies runs of per points from start.
-type span struct {
-	start, per, copies int
+// Span is a Repeat on one query's points: Copies runs of Per points from Start.
+type Span struct {
+	Start, Per, Copies int
 }
 
-// differs returns the first copy of sp whose scalars differ from the first copy's, or 0.
-func (sp span) differs(scalars []fr.Element) int {
-	if sp.start+sp.copies*sp.per > len(scalars) {
+// Spans maps r onto the L, A and B queries of a circuit with numInputs inputs and
+// densities d (the A and B queries hold inputs first, then the aux in their densities).
+// A or B is the zero Span where the copies' variables in it are not alike (not the same
+// positions in every block): there the query's scalars need not repeat.
+func (r *Repeat) Spans(numInputs int, d Densities) (l, a, b Span) {
+	l = Span{Start: r.Start, Per: r.Len, Copies: r.Copies}
+	a, _ = r.dense(numInputs, d.AAux)
+	b, _ = r.dense(d.BInput.Count(), d.BAux)
+	return l, a, b
+}
+
+// Differs returns the first copy of sp whose scalars differ from the first copy's, or 0.
+func (sp Span) Differs(scalars []fr.Element) int {
+	if sp.Start+sp.Copies*sp.Per > len(scalars) {
 		return 1
 	}
-	first := scalars[sp.start : sp.start+sp.per]
-	bad := make([]bool, sp.copies)
-	par.Range(sp.copies-1, runtime.GOMAXPROCS(0), func(lo, hi int) {
+	first := scalars[sp.Start : sp.Start+sp.Per]
+	bad := make([]bool, sp.Copies)
+	par.Range(sp.Copies-1, runtime.GOMAXPROCS(0), func(lo, hi int) {
 		for k := lo + 1; k <= hi; k++ {
-			o := sp.start + k*sp.per
-			bad[k] = !slices.Equal(scalars[o:o+sp.per], first)
+			o := sp.Start + k*sp.Per
+			bad[k] = !slices.Equal(scalars[o:o+sp.Per], first)
 		}
 	})
 	return max(slices.Index(bad, true), 0)
 }
 
 // dense maps r onto a query that holds `before` points ahead of the aux, then one a
-// variable set in d: false when the copies do not hold equally many such variables.
-// (Whether the query's scalars repeat is for the proof to check: span.differs.)
-func (r *Repeat) dense(before int, d *r1cs.Bitset) (span, bool) {
+// variable set in d: false (and the zero Span) unless every copy has d's bits of the
+// first, so that a repeated aux makes the query's scalars repeat.
+func (r *Repeat) dense(before int, d *r1cs.Bitset) (Span, bool) {
+	if r.Start < 0 || r.Len <= 0 || r.Copies < 2 || r.Start+r.Copies*r.Len > d.Len() {
+		return Span{}, false
+	}
 	words, ranks := d.Words(), d.Ranks()
 	rank := func(i int) int {
 		w := i >> 6
@@ -71,19 +85,32 @@ func (r *Repeat) dense(before int, d *r1cs.Bitset) (span, bool) {
 		}
 		return int(ranks[w]) + bits.OnesCount64(words[w]&(1<<(uint(i)&63)-1))
 	}
-	sp := span{start: before + rank(r.Start), per: rank(r.Start+r.Len) - rank(r.Start), copies: r.Copies}
+	sp := Span{Start: before + rank(r.Start), Per: rank(r.Start+r.Len) - rank(r.Start), Copies: r.Copies}
+	if sp.Per == 0 {
+		return Span{}, false
+	}
+	alike := make([]bool, r.Copies)
+	par.Range(r.Copies-1, runtime.GOMAXPROCS(0), func(lo, hi int) {
+		for k := lo + 1; k <= hi; k++ {
+			o := r.Start + k*r.Len
+			alike[k] = true
+			for j := 0; j < r.Len && alike[k]; j++ {
+				alike[k] = d.Get(o+j) == d.Get(r.Start+j)
+			}
+		}
+	})
 	for k := 1; k < r.Copies; k++ {
-		if rank(r.Start+(k+1)*r.Len)-rank(r.Start+k*r.Len) != sp.per {
-			return span{}, false
+		if !alike[k] {
+			return Span{}, false
 		}
 	}
-	return sp, sp.per > 0
+	return sp, true
 }
 
 // folded holds one Repeat's folded bases of the L, A and B queries (nil where a query's
-// copies hold unequally many of its variables: that query runs in full).
+// copies are not alike in it: that query runs in full).
 type folded struct {
-	l, a, b    span
+	l, a, b    Span
 	fl, fa, fb []bls.G1Affine
 	fb2        []bls.G2Affine
 }
@@ -103,16 +130,16 @@ func (c *foldCache) get(ctx context.Context, r Repeat, pk *ProvingKey, numInputs
 	if c.f != nil && c.key == r {
 		return c.f, nil
 	}
-	f := &folded{l: span{start: r.Start, per: r.Len, copies: r.Copies}}
+	f := &folded{}
+	f.l, f.a, f.b = r.Spans(numInputs, d)
 	f.fl = fold[bls.G1Affine, bls.G1Jac, g1Ops](pk.L, f.l, tasks)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var ok bool
-	if f.a, ok = r.dense(numInputs, d.AAux); ok && f.a.start+f.a.copies*f.a.per == len(pk.A) {
+	if f.a.Per > 0 && f.a.Start+f.a.Copies*f.a.Per == len(pk.A) {
 		f.fa = fold[bls.G1Affine, bls.G1Jac, g1Ops](pk.A, f.a, tasks)
 	}
-	if f.b, ok = r.dense(d.BInput.Count(), d.BAux); ok && f.b.start+f.b.copies*f.b.per == len(pk.BG1) {
+	if f.b.Per > 0 && f.b.Start+f.b.Copies*f.b.Per == len(pk.BG1) {
 		f.fb = fold[bls.G1Affine, bls.G1Jac, g1Ops](pk.BG1, f.b, tasks)
 		f.fb2 = fold[bls.G2Affine, bls.G2Jac, g2Ops](pk.BG2, f.b, tasks)
 	}
@@ -123,20 +150,20 @@ func (c *foldCache) get(ctx context.Context, r Repeat, pk *ProvingKey, numInputs
 	return f, nil
 }
 
-// fold returns F_j = Σ_k points[sp.start + k·sp.per + j], j < sp.per, in affine form.
-func fold[A, J any, G groupOps[A, J]](points []A, sp span, tasks int) []A {
+// fold returns F_j = Σ_k points[sp.Start + k·sp.Per + j], j < sp.Per, in affine form.
+func fold[A, J any, G groupOps[A, J]](points []A, sp Span, tasks int) []A {
 	var ops G
 	if tasks <= 0 {
 		tasks = runtime.GOMAXPROCS(0)
 	}
-	out := make([]A, sp.per)
-	par.Range(sp.per, tasks, func(lo, hi int) {
+	out := make([]A, sp.Per)
+	par.Range(sp.Per, tasks, func(lo, hi int) {
 		acc := make([]J, hi-lo)
 		for j := range acc {
 			ops.setInfinity(&acc[j])
 		}
-		for k := 0; k < sp.copies; k++ { // block by block: the points in memory order
-			row := points[sp.start+k*sp.per+lo : sp.start+k*sp.per+hi]
+		for k := 0; k < sp.Copies; k++ { // block by block: the points in memory order
+			row := points[sp.Start+k*sp.Per+lo : sp.Start+k*sp.Per+hi]
 			for j := range row {
 				ops.addMixed(&acc[j], &row[j])
 			}
@@ -148,14 +175,14 @@ func fold[A, J any, G groupOps[A, J]](points []A, sp span, tasks int) []A {
 
 // foldedMSM is Σ scalars[i]·points[i] (the split MSM) with the copies of sp summed as
 // the folded bases f against the first copy's scalars.
-func foldedMSM[A, J any, G groupOps[A, J]](ctx context.Context, out *J, points, f []A, sp span, scalars []fr.Element,
+func foldedMSM[A, J any, G groupOps[A, J]](ctx context.Context, out *J, points, f []A, sp Span, scalars []fr.Element,
 	tasks int, msm func(*J, []A, []fr.Element, int) error) error {
 	var ops G
-	if err := splitMSM[A, J, G](ctx, out, points[:sp.start], scalars[:sp.start], tasks, msm); err != nil {
+	if err := splitMSM[A, J, G](ctx, out, points[:sp.Start], scalars[:sp.Start], tasks, msm); err != nil {
 		return err
 	}
 	var tail J
-	if err := splitMSM[A, J, G](ctx, &tail, f, scalars[sp.start:sp.start+sp.per], tasks, msm); err != nil {
+	if err := splitMSM[A, J, G](ctx, &tail, f, scalars[sp.Start:sp.Start+sp.Per], tasks, msm); err != nil {
 		return err
 	}
 	ops.add(out, &tail)

@@ -35,10 +35,21 @@ func TestRepeatCheck(t *testing.T) {
 	if _, ok := (&Repeat{1, 3, 3}).dense(7, &d); ok {
 		t.Error("copies with 1, 2 and 1 variables folded")
 	}
-	d.Set(7) // {2} {4 5} {7 8}: still unequal
-	d.Set(3) // {2 3} {4 5} {7 8}
-	sp, ok := (&Repeat{1, 3, 3}).dense(7, &d)
-	if want := (span{start: 7 + 1, per: 2, copies: 3}); !ok || sp != want {
+	d.Set(3) // {2 3} {4 5} {8}: the third has one
+	d.Set(7) // {2 3} {4 5} {7 8}: as many, not alike
+	if _, ok := (&Repeat{1, 3, 3}).dense(7, &d); ok {
+		t.Error("copies with their variables at other positions folded")
+	}
+	var e r1cs.Bitset
+	e.Grow(10)
+	for _, i := range []int{0, 2, 3, 5, 6, 8, 9} { // {2 3} {5 6} {8 9}
+		e.Set(i)
+	}
+	sp, ok := (&Repeat{1, 3, 3}).dense(7, &e)
+	if want := (Span{Start: 7 + 1, Per: 2, Copies: 3}); !ok || sp != want {
 		t.Errorf("dense: %+v %v, want %+v", sp, ok, want)
+	}
+	if _, ok := (&Repeat{1, 3, 4}).dense(7, &e); ok {
+		t.Error("a repeat past the bits was mapped")
 	}
 }
