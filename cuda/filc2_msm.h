@@ -115,6 +115,11 @@ filc2_status filc2_msm_host_resident(filc2_msm_bases *b, int32_t *yes);
  * *got (may be null); filc2_msm_stream_chunk reads it. 0 for device-resident points. The
  * batch additions of host-resident points gather over the bus. */
 filc2_status filc2_msm_set_stream_chunk(filc2_msm_bases *b, size_t points, size_t *got);
+/* filc2_msm_fold makes a device-resident handle of per points in b's group, point j the sum
+ * of b's points start + k·per + j for k < copies: an MSM whose scalars repeat in copies runs
+ * of per from start is the MSM of the first run's scalars over these (a padded WindowPoSt
+ * partition's, whose last blocks are one sector repeated). Fails where the range leaves b. */
+filc2_status filc2_msm_fold(filc2_msm_bases *b, size_t start, size_t per, size_t copies, filc2_msm_bases **out);
 filc2_status filc2_msm_stream_chunk(filc2_msm_bases *b, size_t *points);
 
 /* filc2_msm_free releases the handle and all its device memory (NULL is a no-op). */

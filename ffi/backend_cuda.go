@@ -96,6 +96,7 @@ type Prover struct {
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
 	overlap bool           // the L, A and B MSMs run beside the H pipeline (FILC2_OVERLAP=1; default: after it)
 
+	folds        *foldSet // the folded bases of the last padded partition (groth16.Repeat); p.gpu
 	hostResident []string // queries whose points are in pinned host memory
 	hostBytes    int64    // the pinned host memory those points take
 
@@ -493,10 +494,13 @@ func (p *Prover) DeviceBytes() (uint64, error) {
 func (p *Prover) Close() error {
 	spare := p.spare.close()
 	p.gpu.Lock()
-	work := p.work
-	p.work = nil
+	work, folds := p.work, p.folds
+	p.work, p.folds = nil, nil
 	p.gpu.Unlock()
 	errs := []error{work.free()}
+	if folds != nil {
+		errs = append(errs, folds.close())
+	}
 	if p.up != nil {
 		errs = append(errs, p.up.close())
 	}
@@ -596,11 +600,12 @@ func (p *Prover) workLocked() (*workBuffers, error) {
 // Prepared is one partition after Prepare: its witness on the device (and, with SpMV
 // on the host, a, b, c and the query scalars in host memory) and the blinding.
 type Prepared struct {
-	p     *Prover
-	w     *FrBuffer
-	host  *hostScalars
-	R, S  fr.Element
-	Times StageTimes
+	p      *Prover
+	w      *FrBuffer
+	host   *hostScalars
+	repeat *groth16.Repeat // the witness's Repeat, checked: the small MSMs fold its copies
+	R, S   fr.Element
+	Times  StageTimes
 }
 
 // hostScalars are the host SpMV's results.
@@ -647,6 +652,10 @@ func (p *Prover) prepare(ctx context.Context, w *groth16.Assignment, r, s fr.Ele
 		return nil, err
 	}
 	x := &Prepared{p: p, R: r, S: s}
+	if w.Repeat != nil && w.Repeat.Check(w) == nil {
+		rp := *w.Repeat
+		x.repeat = &rp
+	}
 	if p.dc == nil {
 		t0 := time.Now()
 		m, n := p.shape.Domain, c.NumConstraints
@@ -785,21 +794,53 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 func (p *Prover) smallMSMs(x *Prepared, wk *workBuffers, s *groth16.Sums, st *StageTimes, lap func(*time.Duration),
 	yield func()) error {
 	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
+	var f *foldSet
+	if x.repeat != nil {
+		var err error
+		if f, err = p.foldsFor(*x.repeat); err != nil {
+			f = nil // no room for the folded bases, say: every query in full
+		}
+	}
 	var err error
-	if s.L, err = p.l.MSMDevice(x.w.At(p.shape.NumInputs), p.shape.NumAux, true); err != nil {
+	if f != nil {
+		s.L, err = foldedMSMG1(p.l, f.fl, f.l, x.w.At(p.shape.NumInputs))
+		st.Folded++
+	} else {
+		s.L, err = p.l.MSMDevice(x.w.At(p.shape.NumInputs), p.shape.NumAux, true)
+	}
+	if err != nil {
 		return fmt.Errorf("L MSM: %w", err)
 	}
 	lap(&st.MSML)
-	if s.A, err = p.a.MSMDevice(wk.as.Pointer(), nA, true); err != nil {
+	if f != nil && f.fa != nil {
+		s.A, err = foldedMSMG1(p.a, f.fa, f.a, wk.as.Pointer())
+		st.Folded++
+	} else {
+		s.A, err = p.a.MSMDevice(wk.as.Pointer(), nA, true)
+	}
+	if err != nil {
 		return fmt.Errorf("A MSM: %w", err)
 	}
 	lap(&st.MSMA)
-	if s.BG1, err = p.bg1.MSMDevice(wk.bs.Pointer(), nB, true); err != nil {
+	foldB := f != nil && f.fb != nil
+	if foldB {
+		s.BG1, err = foldedMSMG1(p.bg1, f.fb, f.b, wk.bs.Pointer())
+		st.Folded++
+	} else {
+		s.BG1, err = p.bg1.MSMDevice(wk.bs.Pointer(), nB, true)
+	}
+	if err != nil {
 		return fmt.Errorf("B_G1 MSM: %w", err)
 	}
 	lap(&st.MSMBG1)
 	yield()
-	if s.BG2, err = p.bg2.MSMDevice(wk.bs.Pointer(), nB, true); err != nil {
+	if foldB {
+		s.BG2, err = foldedMSMG2(p.bg2, f.fb2, f.b, wk.bs.Pointer())
+		st.Folded++
+	} else {
+		s.BG2, err = p.bg2.MSMDevice(wk.bs.Pointer(), nB, true)
+	}
+	if err != nil {
 		return fmt.Errorf("B_G2 MSM: %w", err)
 	}
 	lap(&st.MSMBG2)

@@ -108,6 +108,38 @@ func (b *handle) SetStreamChunk(points int) (int, error) {
 	return int(got), err
 }
 
+// fold makes a device-resident handle of per points, point j = Σ_k this handle's point
+// start + k·per + j for k < copies (filc2_msm_fold).
+func (b *handle) fold(start, per, copies int) (*C.filc2_msm_bases, error) {
+	if start < 0 || per <= 0 || copies <= 0 || per > (b.n-start)/copies {
+		return nil, fmt.Errorf("msm: fold of %d runs of %d points from %d outside %d points", copies, per, start, b.n)
+	}
+	var h *C.filc2_msm_bases
+	err := b.use(func(src *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_fold(src, C.size_t(start), C.size_t(per), C.size_t(copies), &h))
+	})
+	return h, err
+}
+
+// Fold returns the bases an MSM needs where its scalars repeat in copies runs of per from
+// start: point j is the sum of points start + k·per + j over the runs (device memory).
+func (b *G1Bases) Fold(start, per, copies int) (*G1Bases, error) {
+	h, err := b.fold(start, per, copies)
+	if err != nil {
+		return nil, err
+	}
+	return &G1Bases{handle{h: h, n: per}}, nil
+}
+
+// Fold is G1Bases.Fold in G2.
+func (b *G2Bases) Fold(start, per, copies int) (*G2Bases, error) {
+	h, err := b.fold(start, per, copies)
+	if err != nil {
+		return nil, err
+	}
+	return &G2Bases{handle{h: h, n: per}}, nil
+}
+
 // streamChunkFromEnv reads FILC2_MSM_STREAM_CHUNK, the chunk of a Prover's host-resident
 // queries (SetStreamChunk; 0 gathers them over the bus); unset: −1, the handles' default.
 func streamChunkFromEnv() (int, error) {

@@ -22,6 +22,7 @@ type StageTimes struct {
 	MSMBG1  time.Duration
 	MSMBG2  time.Duration
 	Finish  time.Duration // proof assembly
+	Folded  int           // small MSMs (of L, A, B_G1, B_G2) run over a padded partition's folded bases
 }
 
 // GPU is the time of the kernel section (RunGPU).

@@ -240,6 +240,20 @@ struct checker {
 		}
 	}
 
+	// fold: fold_body and to_affine_body (filc2_msm_fold) against sums point by point.
+	void fold(const std::string& what, size_t start, size_t per, size_t copies) {
+		std::vector<xyzz_t<F>> tmp(per);
+		std::vector<affine_t<F>> out(per);
+		launch<fold_body<F>>(0, per, static_cast<const affine_t<F>*>(bases.data()), start, per, copies, tmp.data());
+		launch<to_affine_body<F>>(0, ceil_div<size_t>(per, gen_block), static_cast<const xyzz_t<F>*>(tmp.data()), per,
+		                          out.data());
+		for (size_t j = 0; j < per; ++j) {
+			xyzz_t<F> acc = xyzz_t<F>::inf();
+			for (size_t k = 0; k < copies; ++k) acc.add(bases[start + k * per + j]);
+			expect((std::string(name) + " fold " + what + " point " + std::to_string(j)).c_str(), out[j], acc.to_affine());
+		}
+	}
+
 	void batch(const std::string& what, const std::vector<uint64_t>& words, size_t nbits) {
 		xyzz_t<F> acc = xyzz_t<F>::inf();
 		std::vector<uint32_t> idx;
@@ -387,6 +401,19 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 			x = u < 45 ? zero : u < 85 ? one : random_mont();
 		}
 		ck.msm("witness-shaped", s);
+	}
+	// Folds: runs of distinct points; runs of one point (each addition a doubling), with
+	// infinity among them, and a point with its negation (a sum of infinity).
+	ck.fold("runs of 5", 3, 5, (nb - 3) / 5);
+	{
+		std::vector<affine_t<F>> same(12, ck.bases[1]);
+		same[5] = affine_t<F>::inf();
+		checker<F> ck3(name, same);
+		ck3.fold("one point repeated", 0, 3, 4);
+		std::vector<affine_t<F>> pm = {ck.bases[2], ck.bases[2]};
+		pm[1].y = -pm[1].y;
+		checker<F> ck4(name, pm);
+		ck4.fold("a point and its negation", 0, 1, 2);
 	}
 	{
 		std::vector<uint64_t> words(ceil_div<size_t>(nb, 64));

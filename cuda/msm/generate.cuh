@@ -83,6 +83,24 @@ struct to_affine_body {
 	}
 };
 
+// fold_body: out[j] = Σ_k bases[start + k·per + j], k < copies (the folded bases of a
+// query whose scalars repeat in `copies` runs of `per`: filc2_msm_fold). Adjacent threads
+// read adjacent points, so bases in mapped host memory are read once, coalesced. Cold
+// code: the out-of-line addition (an inlined G2 one would double the file's compile time).
+template <class F>
+struct fold_body {
+	static constexpr unsigned threads = 128;
+	static __device__ void run(size_t j, const affine_t<F>* __restrict__ bases, size_t start, size_t per, size_t copies,
+	                           xyzz_t<F>* __restrict__ out) {
+		xyzz_t<F> acc = xyzz_t<F>::inf();
+		for (size_t k = 0; k < copies; ++k) {
+			const affine_t<F> q = bases[start + k * per + j];
+			if (!q.is_inf()) add_noinline(acc, xyzz_t<F>{q.x, q.y, F::one(), F::one()});
+		}
+		out[j] = acc;
+	}
+};
+
 // random_scalars_body: mode 0 dense random, 1 witness-shaped.
 struct random_scalars_body {
 	static constexpr unsigned threads = 256;

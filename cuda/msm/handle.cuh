@@ -53,6 +53,8 @@ struct filc2_msm_bases {
 	// device-resident points).
 	virtual size_t set_stream_chunk(size_t points) = 0;
 	virtual size_t stream_chunk() const = 0;
+	// fold: a new device-resident handle of per points, point j = Σ_k points[start + k·per + j], k < copies.
+	virtual filc2_msm_bases* fold(size_t start, size_t per, size_t copies) = 0;
 	std::mutex mu;
 };
 
@@ -289,6 +291,23 @@ class bases_impl final : public filc2_msm_bases {
 		stream_sync(stream_.s);
 	}
 
+	// fold_points fills the handle (n_ points) with the folds of src's copies runs of n_
+	// points from start (fold_body), a chunk at a time through an XYZZ scratch.
+	void fold_points(const affine* src, size_t start, size_t copies) {
+		const size_t per = std::min<size_t>(n_, size_t(1) << 20);  // a multiple of gen_block when < n
+		owned_dev tmp(per * sizeof(xyzz));
+		affine* out = static_cast<affine*>(pts_.p);
+		for (size_t first = 0; first < n_; first += per) {
+			const size_t count = std::min(per, n_ - first);
+			launch<fold_body<F>>(stream_.s, count, src, start + first, n_, copies, static_cast<xyzz*>(tmp.p));
+			launch<to_affine_body<F>>(stream_.s, ceil_div<size_t>(count, gen_block), static_cast<const xyzz*>(tmp.p), count,
+			                          out + first);
+		}
+		stream_sync(stream_.s);
+	}
+
+	filc2_msm_bases* fold(size_t start, size_t per, size_t copies) override;
+
 	// fixed_base_points fills the handle as filc2_msm_*_fixed_base documents: the table and
 	// the scalars (host memory) go up through the staging buffers, a chunk of scalars at a
 	// time, each chunk multiplied (XYZZ into a scratch array) and converted to affine. The
@@ -470,6 +489,21 @@ class bases_impl final : public filc2_msm_bases {
 	size_t n_;
 	stream_buffers<F> streams_;  // after eng_: released first (eng_ may hold their addresses only inside a call)
 };
+
+template <class F>
+filc2_msm_bases* bases_impl<F>::fold(size_t start, size_t per, size_t copies) {
+	if (per == 0 || copies == 0 || start > n_ || per > (n_ - start) / copies)
+		throw_invalid("msm: fold range outside the bases");
+	use_device(dev_.ordinal);
+	auto* b = new bases_impl<F>(dev_.ordinal, per, placement::device);
+	try {
+		b->fold_points(static_cast<const affine*>(pts_.p), start, copies);
+	} catch (...) {
+		delete b;
+		throw;
+	}
+	return b;
+}
 
 // make_bases: a handle with n points uploaded from host memory or generated.
 template <class F>

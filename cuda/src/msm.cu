@@ -106,6 +106,16 @@ extern "C" filc2_status filc2_msm_stream_chunk(filc2_msm_bases* b, size_t* point
 	});
 }
 
+extern "C" filc2_status filc2_msm_fold(filc2_msm_bases* b, size_t start, size_t per, size_t copies,
+                                       filc2_msm_bases** out) {
+	return guard([&] {
+		if (!out) throw_invalid("msm: null output");
+		*out = nullptr;
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		*out = b->fold(start, per, copies);
+	});
+}
+
 extern "C" filc2_status filc2_msm_share_scratch(filc2_msm_bases* dst, filc2_msm_bases* src) {
 	return guard([&] {
 		checked(dst);

@@ -1,0 +1,113 @@
+//go:build cuda
+
+package ffi
+
+import (
+	"errors"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/filc2/filc2/proofs/groth16"
+)
+
+// foldSet holds the folded bases of one groth16.Repeat: for the L, A and B queries, the
+// repeated runs of their points summed on the device (G1Bases.Fold), so that a padded
+// partition's MSMs run over the first run's scalars only. A nil handle: that query's
+// copies are not alike, it runs in full.
+type foldSet struct {
+	key        groth16.Repeat
+	l, a, b    groth16.Span
+	fl, fa, fb *G1Bases
+	fb2        *G2Bases
+}
+
+func (f *foldSet) close() error {
+	var errs []error
+	for _, b := range []*G1Bases{f.fl, f.fa, f.fb} {
+		if b != nil {
+			errs = append(errs, b.Close())
+		}
+	}
+	if f.fb2 != nil {
+		errs = append(errs, f.fb2.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// foldsFor returns r's folded bases, made on first use; the prover keeps the last
+// Repeat's (a miner's short partitions are mostly padded alike). p.gpu held.
+func (p *Prover) foldsFor(r groth16.Repeat) (*foldSet, error) {
+	if p.folds != nil && p.folds.key == r {
+		return p.folds, nil
+	}
+	if p.folds != nil {
+		err := p.folds.close()
+		p.folds = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+	f := &foldSet{key: r}
+	f.l, f.a, f.b = r.Spans(p.shape.NumInputs, p.dens)
+	fail := func(err error) (*foldSet, error) { return nil, errors.Join(err, f.close()) }
+	var err error
+	if f.fl, err = p.l.Fold(f.l.Start, f.l.Per, f.l.Copies); err != nil {
+		return fail(err)
+	}
+	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
+	if f.a.Per > 0 && f.a.Start+f.a.Copies*f.a.Per == nA {
+		if f.fa, err = p.a.Fold(f.a.Start, f.a.Per, f.a.Copies); err != nil {
+			return fail(err)
+		}
+	}
+	if f.b.Per > 0 && f.b.Start+f.b.Copies*f.b.Per == nB {
+		if f.fb, err = p.bg1.Fold(f.b.Start, f.b.Per, f.b.Copies); err != nil {
+			return fail(err)
+		}
+		if f.fb2, err = p.bg2.Fold(f.b.Start, f.b.Per, f.b.Copies); err != nil {
+			return fail(err)
+		}
+	}
+	p.folds = f
+	return f, nil
+}
+
+// foldedMSMG1 is the split MSM of n device scalars over full's points, with the span's
+// repeated runs taken as the first run's scalars over folded.
+func foldedMSMG1(full, folded *G1Bases, sp groth16.Span, scalars unsafe.Pointer) (bls.G1Jac, error) {
+	var out bls.G1Jac
+	out.X.SetOne()
+	out.Y.SetOne()
+	if sp.Start > 0 {
+		var err error
+		if out, err = full.MSMDevice(scalars, sp.Start, true); err != nil {
+			return out, err
+		}
+	}
+	t, err := folded.MSMDevice(unsafe.Add(scalars, sp.Start*32), sp.Per, true)
+	if err != nil {
+		return out, err
+	}
+	out.AddAssign(&t)
+	return out, nil
+}
+
+// foldedMSMG2 is foldedMSMG1 in G2.
+func foldedMSMG2(full, folded *G2Bases, sp groth16.Span, scalars unsafe.Pointer) (bls.G2Jac, error) {
+	var out bls.G2Jac
+	out.X.SetOne()
+	out.Y.SetOne()
+	if sp.Start > 0 {
+		var err error
+		if out, err = full.MSMDevice(scalars, sp.Start, true); err != nil {
+			return out, err
+		}
+	}
+	t, err := folded.MSMDevice(unsafe.Add(scalars, sp.Start*32), sp.Per, true)
+	if err != nil {
+		return out, err
+	}
+	out.AddAssign(&t)
+	return out, nil
+}
