@@ -95,6 +95,7 @@ type Prover struct {
 	dc      *DeviceCircuit // nil: SpMV on the host
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
 	overlap bool           // the L, A and B MSMs run beside the H pipeline (FILC2_OVERLAP=1; default: after it)
+	fold    bool           // a padded partition's small MSMs over folded bases (FILC2_FOLD; foldFromEnv)
 
 	folds        *foldSet // the folded bases of the last padded partition (groth16.Repeat); p.gpu
 	hostResident []string // queries whose points are in pinned host memory
@@ -200,6 +201,9 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	}
 	variant, err := msmVariantFromEnv()
 	if err != nil {
+		return nil, err
+	}
+	if p.fold, err = foldFromEnv(); err != nil {
 		return nil, err
 	}
 	if p.overlap, err = overlapFromEnv(); err != nil {
@@ -652,7 +656,7 @@ func (p *Prover) prepare(ctx context.Context, w *groth16.Assignment, r, s fr.Ele
 		return nil, err
 	}
 	x := &Prepared{p: p, R: r, S: s}
-	if w.Repeat != nil && w.Repeat.Check(w) == nil {
+	if p.fold && w.Repeat != nil && w.Repeat.Check(w) == nil {
 		rp := *w.Repeat
 		x.repeat = &rp
 	}

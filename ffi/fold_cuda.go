@@ -4,12 +4,33 @@ package ffi
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/filc2/filc2/proofs/groth16"
 )
+
+// foldDefault is whether a prover folds a padded partition's small MSMs when FILC2_FOLD is
+// unset: on once TestFold and TestBackendPaddedWindow have passed on a device.
+const foldDefault = false
+
+// foldFromEnv reads FILC2_FOLD: 1 folds a padded partition's small MSMs (groth16.Repeat),
+// 0 runs them in full; unset: foldDefault.
+func foldFromEnv() (bool, error) {
+	switch v := os.Getenv("FILC2_FOLD"); v {
+	case "":
+		return foldDefault, nil
+	case "1":
+		return true, nil
+	case "0":
+		return false, nil
+	default:
+		return false, fmt.Errorf("FILC2_FOLD=%q: want 1 (fold a padded partition's L, A and B MSMs) or 0 (run them in full)", v)
+	}
+}
 
 // foldSet holds the folded bases of one groth16.Repeat: for the L, A and B queries, the
 // repeated runs of their points summed on the device (G1Bases.Fold), so that a padded

@@ -126,6 +126,7 @@ func TestBackendPaddedWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("FILC2_FOLD", "1")
 	gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
 	if err != nil {
 		t.Fatal(err)
