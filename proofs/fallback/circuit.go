@@ -3,6 +3,7 @@ package fallback
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -165,27 +166,84 @@ func Synthesize(cs *r1cs.System, p abi.PoStProof, in *CircuitInput, opts ...Synt
 	if err := checkInput(p, in); err != nil {
 		return err
 	}
+	blocks, copies := in.Blocks, 0
+	if cs.Mode() == r1cs.Witness {
+		copies = trailingCopies(blocks)
+		blocks = blocks[:len(blocks)-copies]
+	}
+	before := r1cs.Layout{Inputs: cs.NumInputs(), Aux: cs.NumAux(), Constraints: cs.NumConstraints()}
+	if err := synthesizeBlocks(cs, blocks, &cfg); err != nil {
+		return err
+	}
+	if copies == 0 {
+		return nil
+	}
+	// Witness synthesis is deterministic: a block equal to the one before it
+	// adds the same values, which RepeatLast copies.
+	per := r1cs.Layout{Inputs: cs.NumInputs() - before.Inputs, Aux: cs.NumAux() - before.Aux, Constraints: cs.NumConstraints() - before.Constraints}
+	n := len(blocks)
+	if per.Inputs%n != 0 || per.Aux%n != 0 || per.Constraints%n != 0 {
+		return fmt.Errorf("fallback: %d blocks added %v, not a multiple of %d", n, per, n)
+	}
+	per = r1cs.Layout{Inputs: per.Inputs / n, Aux: per.Aux / n, Constraints: per.Constraints / n}
+	if err := cs.RepeatLast(per, copies); err != nil {
+		return fmt.Errorf("fallback: the %d padding blocks: %w", copies, err)
+	}
+	if cfg.progress != nil {
+		cfg.progress(len(in.Blocks), len(in.Blocks))
+	}
+	return nil
+}
+
+// trailingCopies counts the blocks at the end of blocks equal to the block
+// before them: a padded Window partition's copies of its last sector.
+func trailingCopies(blocks []Block) int {
+	n := len(blocks)
+	for n > 1 && blocks[n-1].equal(&blocks[n-2]) {
+		n--
+	}
+	return len(blocks) - n
+}
+
+// equal reports whether b and o hold the same values.
+func (b *Block) equal(o *Block) bool {
+	if b.CommR != o.CommR || b.CommC != o.CommC || b.CommRLast != o.CommRLast ||
+		!slices.Equal(b.Leaves, o.Leaves) || len(b.Paths) != len(o.Paths) {
+		return false
+	}
+	for j := range b.Paths {
+		if !slices.EqualFunc(b.Paths[j], o.Paths[j], func(x, y gadgets.AuthLevel) bool {
+			return x.Index == y.Index && slices.Equal(x.Siblings, y.Siblings)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// synthesizeBlocks synthesises blocks into cs, in parallel when cs can fork.
+func synthesizeBlocks(cs *r1cs.System, blocks []Block, cfg *synthConfig) error {
 	workers := cfg.parallelism
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if cs.CanFork() && workers > 1 && len(in.Blocks) > 1 {
-		return synthesizeParallel(cs, in.Blocks, min(workers, len(in.Blocks)), &cfg)
+	if cs.CanFork() && workers > 1 && len(blocks) > 1 {
+		return synthesizeParallel(cs, blocks, min(workers, len(blocks)), cfg)
 	}
-	tr := newBlockTracer(cs, in.Blocks)
-	for i := range in.Blocks {
+	tr := newBlockTracer(cs, blocks)
+	for i := range blocks {
 		traces, err := tr.of(i)
 		if err != nil {
 			return fmt.Errorf("fallback: block %d: %w", i, err)
 		}
 		cs.Pushf("sector_%d", i)
-		err = synthesizeBlock(cs, &in.Blocks[i], traces)
+		err = synthesizeBlock(cs, &blocks[i], traces)
 		cs.Pop()
 		if err != nil {
 			return fmt.Errorf("fallback: block %d: %w", i, err)
 		}
 		if cfg.progress != nil {
-			cfg.progress(i+1, len(in.Blocks))
+			cfg.progress(i+1, len(blocks))
 		}
 	}
 	return nil

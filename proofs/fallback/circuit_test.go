@@ -191,13 +191,24 @@ func check(p abi.PoStProof, in *CircuitInput) ([]fr.Element, error) {
 // the assignment and constraint count of Check mode, which computes each
 // hash in its gadget: sequentially and forked, for Window (many challenges a
 // block, more blocks than a tracer group) and Winning 32GiB (one challenge a
-// block, sub-tree levels).
+// block, sub-tree levels). A padded partition, whose last blocks Witness mode
+// copies (RepeatLast) instead of synthesising, gives Check mode's assignment
+// too.
 func TestWitnessEqualsCheck(t *testing.T) {
 	r := MaskRandomness([32]byte{8, 31: 0xff})
+	const grown = 2*traceBlockPaths + 3 // more blocks than one tracer group
 	for _, tc := range []struct {
 		name    string
 		sectors int
-	}{{"StackedDrgWindow2KiBV1_1", 2}, {"StackedDrgWinning32GiBV1", 1}} {
+		grow    int  // > 0: grow to this many blocks, repeating the blocks in turn
+		padded  bool // grow by copying the last sector's block, as NewPartition pads
+		copies  int  // the trailing copies Witness mode repeats
+	}{
+		{"StackedDrgWindow2KiBV1_1", 2, grown, false, 0},
+		{"StackedDrgWinning32GiBV1", 1, grown, false, grown - 67}, // 66 blocks, then block 0 over and over
+		{"StackedDrgWindow8MiBV1", 1, 0, false, 1},                // NewPartition's padding
+		{"StackedDrgWindow2KiBV1_1", 2, grown, true, grown - 2},
+	} {
 		p, _ := abi.ParsePoStName(tc.name)
 		var vs []*SectorVanilla
 		for i := range tc.sectors {
@@ -211,12 +222,21 @@ func TestWitnessEqualsCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// More blocks than one tracer group: repeat the blocks.
-		if len(in.Blocks) < 2*traceBlockPaths {
-			p.SectorCount = 2*traceBlockPaths + 3
-			for len(in.Blocks) < p.SectorCount {
-				in.Blocks = append(in.Blocks, in.Blocks[len(in.Blocks)%tc.sectors])
+		if tc.grow > 0 {
+			p.SectorCount = tc.grow
+			if tc.padded {
+				in.Blocks = in.Blocks[:tc.sectors]
 			}
+			for len(in.Blocks) < p.SectorCount {
+				if tc.padded {
+					in.Blocks = append(in.Blocks, in.Blocks[tc.sectors-1])
+				} else {
+					in.Blocks = append(in.Blocks, in.Blocks[len(in.Blocks)%tc.sectors])
+				}
+			}
+		}
+		if got := trailingCopies(in.Blocks); got != tc.copies {
+			t.Fatalf("%s: %d trailing copies, want %d", tc.name, got, tc.copies)
 		}
 		cc := r1cs.New(r1cs.Check)
 		if err := Synthesize(cc, p, in); err != nil {
