@@ -26,18 +26,7 @@ func TestProveVerify2KiB(t *testing.T) {
 		k       int
 	}{{"StackedDrgWindow2KiBV1_1", 1, 0}, {"StackedDrgWindow2KiBV1", 2, 1}, {"StackedDrgWinning2KiBV1", 1, 0}} {
 		p, _ := abi.ParsePoStName(tc.name)
-		dir := t.TempDir()
-		toxic, err := groth16.SeededToxic(7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := Setup(ctx, p, dir, snark.SetupOptions{Toxic: &toxic}); err != nil {
-			t.Fatal(err)
-		}
-		pr, err := Load(ctx, p, LoadOptions{ParamsDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
+		pr := testProver(t, p)
 		req, err := SparseRequest(p, r, tc.sectors, tc.k)
 		if err != nil {
 			t.Fatal(err)
@@ -80,17 +69,14 @@ func TestProveVerify2KiB(t *testing.T) {
 		if _, _, err := pr.Prove(ctx, req); !errors.As(err, &ce) {
 			t.Errorf("%s: vanilla for another randomness: %v", tc.name, err)
 		}
-		pr.Close()
 	}
 }
 
-// A Window partition of fewer sectors than the circuit holds is padded by repeating its
-// last sector: the witness says so (Assignment.Repeat), the CPU prover folds the four
-// small queries' bases over the copies, and the proof is the one proved in full with the
-// same r, s. A Repeat that does not hold is not used.
-func TestPaddedPartitionFolds(t *testing.T) {
+// testProver sets up test parameters for p (toxic waste seeded by 7) in a
+// temporary directory and loads them on the CPU, closed at the test's end.
+func testProver(t *testing.T, p abi.PoStProof) *Prover {
+	t.Helper()
 	ctx := context.Background()
-	p, _ := abi.ParsePoStName("StackedDrgWindow2KiBV1_1")
 	dir := t.TempDir()
 	toxic, err := groth16.SeededToxic(7)
 	if err != nil {
@@ -103,7 +89,18 @@ func TestPaddedPartitionFolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pr.Close()
+	t.Cleanup(func() { pr.Close() })
+	return pr
+}
+
+// A Window partition of fewer sectors than the circuit holds is padded by repeating its
+// last sector: the witness says so (Assignment.Repeat), the CPU prover folds the four
+// small queries' bases over the copies, and the proof is the one proved in full with the
+// same r, s. A Repeat that does not hold is not used.
+func TestPaddedPartitionFolds(t *testing.T) {
+	ctx := context.Background()
+	p, _ := abi.ParsePoStName("StackedDrgWindow2KiBV1_1")
+	pr := testProver(t, p)
 	r := fallback.MaskRandomness([32]byte{3, 1, 4, 31: 0x15})
 	prove := func(w *groth16.Assignment) (*groth16.Proof, groth16.StageTimes) {
 		t.Helper()
