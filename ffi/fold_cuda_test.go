@@ -126,25 +126,72 @@ func TestBackendPaddedWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("FILC2_FOLD", "1")
-	gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gp.Close()
-	for i, tc := range []struct {
-		w      *groth16.Assignment
-		folded int
-	}{{w, 4}, {w, 4}, {&groth16.Assignment{Inputs: w.Inputs, Aux: w.Aux}, 0}} {
-		got, st, err := gp.ProveTimed(ctx, tc.w, r, s)
+	// With FILC2_FOLD=0 the Repeat still shortens the witness's upload (the copies made
+	// on the device), so the unfolded run checks that path.
+	for _, fold := range []string{"1", "0"} {
+		t.Setenv("FILC2_FOLD", fold)
+		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Folded != tc.folded {
-			t.Errorf("run %d: %d small MSMs folded, want %d", i, st.Folded, tc.folded)
+		folded := 4
+		if fold == "0" {
+			folded = 0
 		}
-		if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
-			t.Fatalf("run %d: the CUDA proof differs from the CPU proof with the same r, s", i)
+		for i, tc := range []struct {
+			w      *groth16.Assignment
+			folded int
+		}{{w, folded}, {w, folded}, {&groth16.Assignment{Inputs: w.Inputs, Aux: w.Aux}, 0}} {
+			got, st, err := gp.ProveTimed(ctx, tc.w, r, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Folded != tc.folded {
+				t.Errorf("FILC2_FOLD=%s, run %d: %d small MSMs folded, want %d", fold, i, st.Folded, tc.folded)
+			}
+			if !got.A.Equal(&want.A) || !got.B.Equal(&want.B) || !got.C.Equal(&want.C) {
+				t.Fatalf("FILC2_FOLD=%s, run %d: the CUDA proof differs from the CPU proof with the same r, s", fold, i)
+			}
 		}
+		gp.Close()
+	}
+}
+
+// RepeatAt leaves copies runs of the first run's elements and nothing else changed, for
+// copy counts that are and are not powers of two; a run past the buffer is refused.
+func TestFrBufferRepeatAt(t *testing.T) {
+	const n, off, size = 37, 5, 600
+	src := make([]fr.Element, size)
+	for i := range src {
+		src[i].SetUint64(uint64(1000 + i))
+	}
+	b, err := AllocFr(0, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	for _, copies := range []int{1, 2, 3, 5, 8, 15} {
+		if err := b.Upload(src); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.RepeatAt(off, n, copies); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]fr.Element, size)
+		if err := b.Download(got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			want := src[i]
+			if i >= off && i < off+copies*n {
+				want = src[off+(i-off)%n]
+			}
+			if !got[i].Equal(&want) {
+				t.Fatalf("%d copies: element %d differs", copies, i)
+			}
+		}
+	}
+	if err := b.RepeatAt(off, n, size/n+1); err == nil {
+		t.Error("copies past the buffer's end were accepted")
 	}
 }

@@ -399,5 +399,24 @@ func (b *FrBuffer) UploadAt(off int, src []fr.Element) error {
 	return check(C.filc2_ntt_copy(C.int32_t(b.device), unsafe.Add(b.p, off*32), ptr(src), C.uint64_t(len(src)), 0, nil))
 }
 
+// RepeatAt copies the n elements from off on to the copies−1 runs of n that follow
+// them, on the device (doubling the copied runs: about log2(copies) copies), so that
+// the buffer holds copies runs of the same n elements from off on. Synchronous.
+func (b *FrBuffer) RepeatAt(off, n, copies int) error {
+	if b.p == nil || off < 0 || n < 0 || copies < 1 || n > 0 && copies > (b.n-off)/n {
+		return invalid("%d copies of %d elements at %d in a buffer of %d", copies, n, off, b.n)
+	}
+	for done := 1; done < copies && n > 0; {
+		k := min(done, copies-done)
+		err := check(C.filc2_ntt_copy(C.int32_t(b.device), unsafe.Add(b.p, (off+done*n)*32), unsafe.Add(b.p, off*32),
+			C.uint64_t(k*n), 2, nil))
+		if err != nil {
+			return err
+		}
+		done += k
+	}
+	return nil
+}
+
 // At is the device address of element off (for kernels that take a sub-vector).
 func (b *FrBuffer) At(off int) unsafe.Pointer { return unsafe.Add(b.p, off*32) }
