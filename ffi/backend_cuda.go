@@ -818,46 +818,26 @@ func (p *Prover) smallMSMs(x *Prepared, wk *workBuffers, s *groth16.Sums, st *St
 			f = nil // no room for the folded bases, say: every query in full
 		}
 	}
-	var err error
+	fl, fa, fb, fb2 := f.devices()
+	var sl, sa, sb groth16.Span
 	if f != nil {
-		s.L, err = foldedMSMG1(p.l, f.fl, f.l, x.w.At(p.shape.NumInputs))
-		st.Folded++
-	} else {
-		s.L, err = p.l.MSMDevice(x.w.At(p.shape.NumInputs), p.shape.NumAux, true)
+		sl, sa, sb = f.l, f.a, f.b
 	}
-	if err != nil {
+	var err error
+	if s.L, err = queryMSM(p.l, fl, sl, x.w.At(p.shape.NumInputs), p.shape.NumAux, st); err != nil {
 		return fmt.Errorf("L MSM: %w", err)
 	}
 	lap(&st.MSML)
-	if f != nil && f.fa != nil {
-		s.A, err = foldedMSMG1(p.a, f.fa, f.a, wk.as.Pointer())
-		st.Folded++
-	} else {
-		s.A, err = p.a.MSMDevice(wk.as.Pointer(), nA, true)
-	}
-	if err != nil {
+	if s.A, err = queryMSM(p.a, fa, sa, wk.as.Pointer(), nA, st); err != nil {
 		return fmt.Errorf("A MSM: %w", err)
 	}
 	lap(&st.MSMA)
-	foldB := f != nil && f.fb != nil
-	if foldB {
-		s.BG1, err = foldedMSMG1(p.bg1, f.fb, f.b, wk.bs.Pointer())
-		st.Folded++
-	} else {
-		s.BG1, err = p.bg1.MSMDevice(wk.bs.Pointer(), nB, true)
-	}
-	if err != nil {
+	if s.BG1, err = queryMSM(p.bg1, fb, sb, wk.bs.Pointer(), nB, st); err != nil {
 		return fmt.Errorf("B_G1 MSM: %w", err)
 	}
 	lap(&st.MSMBG1)
 	yield()
-	if foldB {
-		s.BG2, err = foldedMSMG2(p.bg2, f.fb2, f.b, wk.bs.Pointer())
-		st.Folded++
-	} else {
-		s.BG2, err = p.bg2.MSMDevice(wk.bs.Pointer(), nB, true)
-	}
-	if err != nil {
+	if s.BG2, err = queryMSM(p.bg2, fb2, sb, wk.bs.Pointer(), nB, st); err != nil {
 		return fmt.Errorf("B_G2 MSM: %w", err)
 	}
 	lap(&st.MSMBG2)

@@ -94,41 +94,46 @@ func (p *Prover) foldsFor(r groth16.Repeat) (*foldSet, error) {
 	return f, nil
 }
 
-// foldedMSMG1 is the split MSM of n device scalars over full's points, with the span's
-// repeated runs taken as the first run's scalars over folded.
-func foldedMSMG1(full, folded *G1Bases, sp groth16.Span, scalars unsafe.Pointer) (bls.G1Jac, error) {
-	var out bls.G1Jac
-	out.X.SetOne()
-	out.Y.SetOne()
-	if sp.Start > 0 {
-		var err error
-		if out, err = full.MSMDevice(scalars, sp.Start, true); err != nil {
-			return out, err
-		}
-	}
-	t, err := folded.MSMDevice(unsafe.Add(scalars, sp.Start*32), sp.Per, true)
-	if err != nil {
-		return out, err
-	}
-	out.AddAssign(&t)
-	return out, nil
+// msmDevice is the MSM of a query's bases over device scalars (G1Bases, G2Bases).
+type msmDevice[J any] interface {
+	MSMDevice(scalars unsafe.Pointer, n int, split bool) (J, error)
 }
 
-// foldedMSMG2 is foldedMSMG1 in G2.
-func foldedMSMG2(full, folded *G2Bases, sp groth16.Span, scalars unsafe.Pointer) (bls.G2Jac, error) {
-	var out bls.G2Jac
-	out.X.SetOne()
-	out.Y.SetOne()
-	if sp.Start > 0 {
-		var err error
-		if out, err = full.MSMDevice(scalars, sp.Start, true); err != nil {
-			return out, err
-		}
+// devices returns the folded handles as MSMs, nil where a query runs in full (also for
+// a nil set).
+func (f *foldSet) devices() (l, a, b msmDevice[bls.G1Jac], b2 msmDevice[bls.G2Jac]) {
+	if f == nil {
+		return nil, nil, nil, nil
 	}
+	l = f.fl
+	if f.fa != nil {
+		a = f.fa
+	}
+	if f.fb != nil {
+		b, b2 = f.fb, f.fb2
+	}
+	return l, a, b, b2
+}
+
+// queryMSM is the split MSM of n device scalars over full's points; with folded bases
+// (not nil) the span's repeated runs are taken as the first run's scalars over folded,
+// and st.Folded counts it.
+func queryMSM[J any, PJ interface {
+	*J
+	AddAssign(*J) *J
+}](full, folded msmDevice[J], sp groth16.Span, scalars unsafe.Pointer, n int, st *StageTimes) (J, error) {
+	if folded == nil {
+		return full.MSMDevice(scalars, n, true)
+	}
+	st.Folded++
 	t, err := folded.MSMDevice(unsafe.Add(scalars, sp.Start*32), sp.Per, true)
+	if err != nil || sp.Start == 0 {
+		return t, err
+	}
+	out, err := full.MSMDevice(scalars, sp.Start, true)
 	if err != nil {
 		return out, err
 	}
-	out.AddAssign(&t)
+	PJ(&out).AddAssign(&t)
 	return out, nil
 }
