@@ -40,6 +40,7 @@
 #               proof verified
 #   post-32g    the same at 32GiB: WinningPoSt (10 proofs), then a full WindowPoSt partition of 2349 sparse
 #               sectors (4 proofs); latency alone
+#   post-padded a one-sector 32GiB WindowPoSt partition (the rest padded by its copies): 4 proofs, latency alone
 #   mixed-winning
 #               bench c2 --sparse --setup-key at 32GiB (6 PoRep jobs, 2 in flight) with a WinningPoSt 32GiB
 #               on the same engine: 10 alone, then one a second under the PoRep load (latency, p99)
@@ -249,6 +250,16 @@ for s in "$@"; do
 			grep -E '"(min|median|p99|max)_ns"' "$out/post-$1.json" | tr -d ' \n'; echo
 			grep -viE 'progress|^(built|loaded|proof [0-9])|TEST parameters|verify on chain' "$out/post-$1.err" | tail -3
 		done
+		;;
+	post-padded)
+		# A one-sector 32GiB Window partition (2348 copies of its block): the witness copied, the
+		# upload shortened, the small MSMs folded (session 17); FILC2_FOLD=0 for the unfolded figure.
+		step "bench post --sectors 1 --setup-key ($s, FILC2_FOLD=${FILC2_FOLD:-default})"
+		timeout 300 ./filc2 bench post --post-proof StackedDrgWindow32GiBV1_1 --sectors 1 --proofs 4 --setup-key \
+			--backend cuda --json >"$out/post-padded.json" 2>"$out/post-padded.err"
+		echo "exit $?"
+		grep -E '^(built|loaded|proof [0-9]|  stages)' "$out/post-padded.err"
+		grep -E '"(min|median|p99|max)_ns"' "$out/post-padded.json" | tr -d ' \n'; echo
 		;;
 	mixed-winning | mixed-window)
 		step "bench c2 32GiB PoRep with PoSt on the same engine ($s)"
