@@ -90,8 +90,33 @@ func (p *Prover) foldsFor(r groth16.Repeat) (*foldSet, error) {
 			return fail(err)
 		}
 	}
+	// The folded handles plan in the prover's scratch, reserved at load for the H MSM:
+	// a scratch of their own would plan in whatever the device has left, and a 32GiB
+	// Window on an 80 GB card leaves too little (a proof after the first failed there).
+	for _, h := range []*handle{handleOrNil(f.fl), handleOrNil(f.fa), handleOrNil(f.fb), g2HandleOrNil(f.fb2)} {
+		if h == nil {
+			continue
+		}
+		if err := h.shareScratch(&p.h.handle); err != nil {
+			return fail(fmt.Errorf("sharing the MSM scratch with folded bases on device %d: %w", p.device, err))
+		}
+	}
 	p.folds = f
 	return f, nil
+}
+
+func handleOrNil(b *G1Bases) *handle {
+	if b == nil {
+		return nil
+	}
+	return &b.handle
+}
+
+func g2HandleOrNil(b *G2Bases) *handle {
+	if b == nil {
+		return nil
+	}
+	return &b.handle
 }
 
 // msmDevice is the MSM of a query's bases over device scalars (G1Bases, G2Bases).

@@ -132,6 +132,9 @@ func TestBackendPaddedWindow(t *testing.T) {
 		t.Setenv("FILC2_FOLD", fold)
 		gp, err := LoadProver(ctx, 0, pr.PK, pr.Circuit)
 		if err != nil {
+			if ds, derr := Devices(); derr == nil && len(ds) > 0 {
+				t.Logf("device 0: %d of %d bytes free", ds[0].Free, ds[0].Memory)
+			}
 			t.Fatal(err)
 		}
 		folded := 4
