@@ -473,6 +473,20 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 			            a.eng.scratch_bytes(), b.eng.scratch_bytes());
 			++failures;
 		}
+		// A second reserve on the fixed scratch, a smaller plan (a prover reserves its five
+		// queries, largest first): it fits what is there, even when that is under the margin
+		// kept from free device memory.
+		bool second = true;
+		try {
+			if (b.eng.reserve(n / 2, true, {}) != bytes) second = false;
+		} catch (const std::runtime_error&) {
+			second = false;
+		}
+		if (!second || a.eng.scratch_bytes() != bytes) {
+			std::printf("FAIL %s a smaller plan reserved on the fixed scratch: ok %d, scratch %zu (reserved %zu)\n", name,
+			            second, a.eng.scratch_bytes(), bytes);
+			++failures;
+		}
 		std::vector<fr_t> s(n);
 		for (auto& x : s) {
 			const int u = static_cast<int>(rng() % 100);

@@ -152,9 +152,14 @@ class engine {
 		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(n);
 		if (n) {
+			// The margin keeps free device memory for others; a fixed scratch is ours to fill
+			// (a margin there refused every plan after the first when the first was < 256 MiB).
 			const size_t margin = size_t(256) << 20;
-			const size_t avail = sc_->fixed ? sc_->big.capacity() : device_free_bytes() + sc_->big.capacity();
-			const size_t need = plan_bytes(n, split, cfg, avail > margin ? avail - margin : 0);
+			const size_t budget = sc_->fixed ? sc_->big.capacity()
+			                                 : (device_free_bytes() + sc_->big.capacity() > margin
+			                                        ? device_free_bytes() + sc_->big.capacity() - margin
+			                                        : 0);
+			const size_t need = plan_bytes(n, split, cfg, budget);
 			if (need > sc_->big.capacity()) {
 				if (sc_->fixed) msm_oom("msm: the plan exceeds the reserved scratch");
 				sc_->big.reserve(need);
