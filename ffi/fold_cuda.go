@@ -14,8 +14,8 @@ import (
 )
 
 // foldDefault is whether a prover folds a padded partition's small MSMs when FILC2_FOLD is
-// unset: on once TestFold and TestBackendPaddedWindow have passed on a device.
-const foldDefault = false
+// unset: on since TestFold and TestBackendPaddedWindow passed on an H100 (session 17).
+const foldDefault = true
 
 // foldFromEnv reads FILC2_FOLD: 1 folds a padded partition's small MSMs (groth16.Repeat),
 // 0 runs them in full; unset: foldDefault.
