@@ -157,7 +157,10 @@ func WithProgress(f func(done, total int)) SynthOption {
 // The blocks are independent; when cs can fork they are synthesised in
 // parallel, each into a child forked at its place in the sequential order,
 // as bellperson's extensible ProvingAssignment merges them (the same
-// variables and constraints in the same order).
+// variables and constraints in the same order). In Witness mode the blocks at
+// the end equal to the block before them (a short partition's padding) are not
+// synthesised: their values are the last distinct block's, copied
+// (r1cs.System.RepeatLast).
 func Synthesize(cs *r1cs.System, p abi.PoStProof, in *CircuitInput, opts ...SynthOption) error {
 	var cfg synthConfig
 	for _, o := range opts {
