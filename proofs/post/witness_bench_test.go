@@ -11,8 +11,10 @@ import (
 // BenchmarkWindow32GiB times what a 32GiB Window partition costs the CPU
 // before its GPU section, on all cores: the vanilla check of 64 sectors
 // (reported per sector) and the witness synthesis of the whole partition
-// (2349 blocks, the 64 sectors padded as a short partition is), with the
-// witness storage sized as the engine sizes it.
+// (2349 blocks, the 64 sectors padded as a short partition is: 64 blocks
+// synthesised, the last one's copies made by copying its values), and the
+// witness of a one-sector partition, with the witness storage sized as the
+// engine sizes it.
 func BenchmarkWindow32GiB(b *testing.B) {
 	p, err := abi.ParsePoStName("StackedDrgWindow32GiBV1_1")
 	if err != nil {
@@ -43,6 +45,22 @@ func BenchmarkWindow32GiB(b *testing.B) {
 	b.Run("witness", func(b *testing.B) {
 		for range b.N {
 			if _, err := Witness(pt, c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// One sector: one block synthesised, its 2348 copies made by RepeatLast.
+	req1, err := SparseRequest(p, r, 1, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pt1, err := Prepare(req1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("witness-1-sector", func(b *testing.B) {
+		for range b.N {
+			if _, err := Witness(pt1, c); err != nil {
 				b.Fatal(err)
 			}
 		}
