@@ -152,14 +152,7 @@ class engine {
 		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(n);
 		if (n) {
-			// The margin keeps free device memory for others; a fixed scratch is ours to fill
-			// (a margin there refused every plan after the first when the first was < 256 MiB).
-			const size_t margin = size_t(256) << 20;
-			const size_t budget = sc_->fixed ? sc_->big.capacity()
-			                                 : (device_free_bytes() + sc_->big.capacity() > margin
-			                                        ? device_free_bytes() + sc_->big.capacity() - margin
-			                                        : 0);
-			const size_t need = plan_bytes(n, split, cfg, budget);
+			const size_t need = plan_bytes(n, split, cfg, plan_budget());
 			if (need > sc_->big.capacity()) {
 				if (sc_->fixed) msm_oom("msm: the plan exceeds the reserved scratch");
 				sc_->big.reserve(need);
@@ -670,13 +663,20 @@ class engine {
 		return p;
 	}
 
-	// pick_group: the most windows per pass whose scratch fits the free device memory
-	// (less a margin), after `before` bytes of other scratch; a fixed scratch, its arena.
-	group_sizes pick_group(size_t n, int c, const msm_config& cfg, size_t before) const {
-		if (sc_->fixed) return pick_group_in(n, c, cfg, before, sc_->big.capacity());
+	// plan_budget: the bytes a plan may take. A fixed scratch is ours to fill: all of its arena
+	// (a margin there refused every plan after the first when the first was < 256 MiB); else the
+	// free device memory less a margin kept for others, plus the arena already held.
+	size_t plan_budget() const {
+		if (sc_->fixed) return sc_->big.capacity();
 		const size_t margin = size_t(256) << 20;
 		const size_t avail = device_free_bytes() + sc_->big.capacity();
-		return pick_group_in(n, c, cfg, before, avail > margin ? avail - margin : 0);
+		return avail > margin ? avail - margin : 0;
+	}
+
+	// pick_group: the most windows per pass whose scratch fits plan_budget, after `before` bytes
+	// of other scratch.
+	group_sizes pick_group(size_t n, int c, const msm_config& cfg, size_t before) const {
+		return pick_group_in(n, c, cfg, before, plan_budget());
 	}
 
 	// pick_group_in: the most windows per pass whose plan fits in budget bytes.
