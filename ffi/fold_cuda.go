@@ -43,15 +43,24 @@ type foldSet struct {
 	fb2        *G2Bases
 }
 
-func (f *foldSet) close() error {
-	var errs []error
+// handles are the set's folded handles that exist.
+func (f *foldSet) handles() []*handle {
+	var hs []*handle
 	for _, b := range []*G1Bases{f.fl, f.fa, f.fb} {
 		if b != nil {
-			errs = append(errs, b.Close())
+			hs = append(hs, &b.handle)
 		}
 	}
 	if f.fb2 != nil {
-		errs = append(errs, f.fb2.Close())
+		hs = append(hs, &f.fb2.handle)
+	}
+	return hs
+}
+
+func (f *foldSet) close() error {
+	var errs []error
+	for _, h := range f.handles() {
+		errs = append(errs, h.close())
 	}
 	return errors.Join(errs...)
 }
@@ -93,30 +102,13 @@ func (p *Prover) foldsFor(r groth16.Repeat) (*foldSet, error) {
 	// The folded handles plan in the prover's scratch, reserved at load for the H MSM:
 	// a scratch of their own would plan in whatever the device has left, and a 32GiB
 	// Window on an 80 GB card leaves too little (a proof after the first failed there).
-	for _, h := range []*handle{handleOrNil(f.fl), handleOrNil(f.fa), handleOrNil(f.fb), g2HandleOrNil(f.fb2)} {
-		if h == nil {
-			continue
-		}
+	for _, h := range f.handles() {
 		if err := h.shareScratch(&p.h.handle); err != nil {
 			return fail(fmt.Errorf("sharing the MSM scratch with folded bases on device %d: %w", p.device, err))
 		}
 	}
 	p.folds = f
 	return f, nil
-}
-
-func handleOrNil(b *G1Bases) *handle {
-	if b == nil {
-		return nil
-	}
-	return &b.handle
-}
-
-func g2HandleOrNil(b *G2Bases) *handle {
-	if b == nil {
-		return nil
-	}
-	return &b.handle
 }
 
 // msmDevice is the MSM of a query's bases over device scalars (G1Bases, G2Bases).
