@@ -41,7 +41,8 @@ func benchKernelsCommand() *ucli.Command {
 			"  ntt         one forward Fr NTT: natural order in, bit-reversed out, in place\n" +
 			"  batch-add   the sum of the G1 points whose bit is set in a bitmap with 47% of the bits set (the\n" +
 			"              ones of a PoRep witness, which the split MSM adds without Pippenger); notes give GB/s\n" +
-			"  h-pipeline  3 inverse NTTs, 3 coset NTTs, (a·b − c)/Z pointwise and a coset inverse NTT\n" +
+			"  h-pipeline  H = (a·b − c)/Z on the coset: 3 inverse NTTs, 2 coset NTTs, a·b pointwise, a coset\n" +
+			"              inverse NTT less c's coefficients (bellperson takes c to the coset too: same values)\n" +
 			"Inputs are pseudo-random (from --seed) and never zero; bases are distinct points (k + j)·G. They are\n" +
 			"made before the timing and stay resident (on the GPU: made on the device, no host transfers timed).\n" +
 			"CUDA times are device time between CUDA events after two warm-up runs; CPU times are wall clock after\n" +
@@ -489,7 +490,7 @@ func kernelNotes(r *kernelRow) string {
 		}
 		notes = append(notes, n)
 	case groth16.KernelH:
-		notes = append(notes, "3 iNTT + 3 coset NTT + pointwise + coset iNTT")
+		notes = append(notes, "3 iNTT + 2 coset NTT + pointwise + coset iNTT")
 	}
 	if r.CUDA != nil && r.CUDA.Error != "" {
 		notes = append(notes, "cuda failed: "+r.CUDA.Error)

@@ -18,6 +18,9 @@
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
+#   ntt         TestNTTBench: the transforms and the H pipeline from 2^16 to 2^27, and plan variants
+#   ncu         Nsight Compute counters (issue slots, stalls, pipes, memory) of the NTT's pass kernels at 2^24
+#               and of the MSM's histogram, scatter and first level at 2^27 − 1
 #   c2-small    filc2 bench c2 on real 2KiB and 8MiB proofs (test parameters made there)
 #   faults      TestInjectedSectionFailure (a section failed midway, then proofs equal; a device reset), and
 #               bench c2 on real 2KiB and 8MiB proofs with injected failed sections, corrupted proofs and failed
@@ -140,6 +143,36 @@ for s in "$@"; do
 		timeout 300 ./filc2 bench kernels --backend cuda --sizes 24,26 >"$out/kernels.txt" 2>&1
 		echo "exit $?"
 		cat "$out/kernels.txt"
+		;;
+	ntt)
+		step "ntt: TestNTTBench (transforms and the H pipeline, 2^16 to 2^27, plan variants)"
+		(cd ffi && FILC2_BENCH=1 timeout 400 "$root/build/ffi.test" -test.run '^TestNTTBench$' -test.count=1 -test.v \
+			>"$out/ntt.log" 2>&1)
+		echo "exit $?"
+		grep -E '^BENCH|--- FAIL|panic' "$out/ntt.log"
+		;;
+	ncu)
+		# Hardware counters (Nsight Compute, the clocks left alone as METHOD.md asks) of the NTT's pass
+		# kernels at 2^24 and of the MSM's sort and first level at 2^27 − 1: where the cycles go.
+		if ! command -v ncu >/dev/null; then
+			echo "ncu: not on this machine"
+			continue
+		fi
+		sec=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats
+			--section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis)
+		keep='^  [A-Za-z]|Duration|Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps|Eligible Warps|Occupancy|Registers Per|Executed Ipc|Warp Cycles Per Issued|L2 Hit|Mem Busy|Max Bandwidth'
+		step "ncu: the NTT's pass kernels (TestNTTBench at 2^24)"
+		(cd ffi && FILC2_BENCH=1 FILC2_NTT_BENCH_LOGS=24 timeout 300 ncu --clock-control none --kernel-name-base demangled \
+			-k regex:pass_kernel --launch-skip 40 --launch-count 5 "${sec[@]}" "$root/build/ffi.test" \
+			-test.run '^TestNTTBench$' -test.count=1 >"$out/ncu-ntt.txt" 2>&1)
+		echo "exit $?"
+		grep -E "$keep" "$out/ncu-ntt.txt" | head -120
+		step "ncu: the MSM's histogram, scatter and first level (TestMSMPhases, 2^27 − 1)"
+		(cd ffi && FILC2_BENCH=1 timeout 500 ncu --clock-control none --kernel-name-base demangled \
+			-k 'regex:hist_body|scatter_body|acc0_body|radix' --launch-count 4 "${sec[@]}" "$root/build/ffi.test" \
+			-test.run '^TestMSMPhases$' -test.count=1 >"$out/ncu-msm.txt" 2>&1)
+		echo "exit $?"
+		grep -E "$keep" "$out/ncu-msm.txt" | head -140
 		;;
 	c2-small)
 		for p in StackedDrg2KiBV1_1 StackedDrg8MiBV1_1; do

@@ -67,8 +67,8 @@ filc2_status filc2_ntt_run(filc2_ntt_domain *d, void *dst, const void *src, int3
  * evaluations A·z, B·z, C·z padded with zeros (natural order). All three are overwritten;
  * *h is set to the one holding the result (a): the 2^log_n coefficients, natural order,
  * of which the first 2^log_n − 1 are h (the last is 0 for a satisfied system). The same
- * computation as proofs/groth16 computeH: 3 iNTT, 3 coset NTT, (a·b − c)/(g^N − 1),
- * coset iNTT. */
+ * values as proofs/groth16 computeH: 3 iNTT, 3 coset NTT, (a·b − c)/(g^N − 1), coset iNTT,
+ * computed without c's coset NTT (the coset iNTT undoes it: c's iNTT is subtracted at the end). */
 filc2_status filc2_ntt_h(filc2_ntt_domain *d, void *a, void *b, void *c, void **h, void *stream);
 
 filc2_status filc2_ntt_sync(filc2_ntt_domain *d, void *stream); /* wait for the stream */

@@ -184,7 +184,8 @@ func (d *Domain) nttHost(dst, src []fr.Element, inverse, coset bool, order Order
 
 // H returns bellperson's H coefficients h_0 … h_{N−2} from the evaluations a, b, c of the
 // constraint system (Size() elements each, padded with zeros), exactly as
-// proofs/groth16's computeH: iNTT, coset NTT, (a·b − c)/(7^N − 1), coset iNTT. The inputs
+// proofs/groth16's computeH: the value of iNTT, coset NTT, (a·b − c)/(7^N − 1), coset iNTT
+// (computed with c's coset NTT and its inverse left out: they cancel). The inputs
 // are not modified. Synchronous.
 func (d *Domain) H(a, b, c []fr.Element) ([]fr.Element, error) {
 	if err := d.live(); err != nil {

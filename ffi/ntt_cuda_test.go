@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -475,12 +476,25 @@ func planString(bits []int) string {
 // TestNTTBench times the transforms and the H pipeline (FILC2_BENCH=1): device events,
 // two warm-ups, the median of 7, random device-made inputs. Lines start with BENCH.
 // Memory: at 2^27 the H pipeline holds 3 × 4 GiB plus the 2 GiB table.
+// FILC2_NTT_BENCH_LOGS (e.g. "24,27") times only those sizes and no plan variants (a
+// profiler's short run).
 func TestNTTBench(t *testing.T) {
 	if os.Getenv("FILC2_BENCH") != "1" {
 		t.Skip("set FILC2_BENCH=1 to time the NTT")
 	}
 	const reps = 7
-	for _, k := range []int{16, 20, 22, 24, 26, 27} {
+	logs, only := []int{16, 20, 22, 24, 26, 27}, os.Getenv("FILC2_NTT_BENCH_LOGS")
+	if only != "" {
+		logs = nil
+		for _, f := range strings.Split(only, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || k < 1 || k > 28 {
+				t.Fatalf("FILC2_NTT_BENCH_LOGS=%q: want sizes 1 to 28 (log2), comma-separated", only)
+			}
+			logs = append(logs, k)
+		}
+	}
+	for _, k := range logs {
 		d := newTestDomain(t, k, DomainOptions{})
 		info, err := d.Info()
 		if err != nil {
@@ -505,6 +519,9 @@ func TestNTTBench(t *testing.T) {
 	}
 	// Plan variants: which pass split, block size and table to keep (the default plans are
 	// 8+7+7 at 2^22, 8+8+8 at 2^24, 9+9+9 at 2^27, blocks of 2^10 elements).
+	if only != "" {
+		return
+	}
 	variants := map[int][]DomainOptions{
 		22: {{MaxPassLog: 11}, {TileLog: 11}},
 		24: {{TileLog: 9}, {TileLog: 11}, {Compact: true}, {MaxPassLog: 9, Greedy: true}, {MaxPassLog: 10, Greedy: true}},

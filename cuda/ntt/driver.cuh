@@ -42,7 +42,8 @@ enum variant {
 	V_B = 5,        // last pass, forward DIT on the coset: input scaled by g^i (bit-reversed side)
 	V_C_COSET = 6,  // last pass, inverse DIF on the coset: output scaled by g^−i·C (bit-reversed side)
 	V_C_SCALE = 7,  // last pass, inverse DIF: output scaled by 1/N (folded into T_0)
-	NVARIANTS = 8
+	V_C_ZSCALE = 8, // last pass, inverse DIF: output scaled by 1/((g^N − 1)·N) (folded into T_0; H's c)
+	NVARIANTS = 9
 };
 
 enum order_kind { ORDER_NN = 0, ORDER_NR = 1, ORDER_RN = 2 };
@@ -55,27 +56,29 @@ struct variant_spec {
 	int fold;  // 0: none; 1: each table folds its own digit (bit-reversed side, last pass);
 	           // 2: each table folds the digit just below it (natural side, pass 0)
 	int hsel;  // the h of the folded digits: 1 = g, 2 = g⁻¹
-	bool fold_c;  // T_0 times 1/N
+	int fold_c;  // T_0 times a constant: a scale_kind (SCALE_ONE: none)
 };
 
 inline variant_spec spec_of(int v) {
 	switch (v) {
 	case V_FWD:
-		return {false, 0, 0, false};
+		return {false, 0, 0, SCALE_ONE};
 	case V_INV:
-		return {true, 0, 0, false};
+		return {true, 0, 0, SCALE_ONE};
 	case V_A:
-		return {false, 2, 1, false};
+		return {false, 2, 1, SCALE_ONE};
 	case V_D_COSET:
-		return {true, 2, 2, false};
+		return {true, 2, 2, SCALE_ONE};
 	case V_D_SCALE:
-		return {true, 0, 0, true};
+		return {true, 0, 0, SCALE_INV_N};
 	case V_B:
-		return {false, 1, 1, false};
+		return {false, 1, 1, SCALE_ONE};
 	case V_C_COSET:
-		return {true, 1, 2, false};
+		return {true, 1, 2, SCALE_ONE};
+	case V_C_ZSCALE:
+		return {true, 0, 0, SCALE_ZINV_N};
 	default:
-		return {true, 0, 0, true};
+		return {true, 0, 0, SCALE_INV_N};
 	}
 }
 
@@ -150,6 +153,11 @@ class domain {
 	// are overwritten): returns the buffer holding the 2^n coefficients of
 	// iNTT_coset((NTT_coset(iNTT a)·NTT_coset(iNTT b) − NTT_coset(iNTT c)) / (g^N − 1)),
 	// natural order, of which the first N − 1 are h. That buffer is a.
+	//
+	// iNTT_coset is linear and iNTT_coset(NTT_coset(C)) = C, so this equals
+	// (iNTT_coset(NTT_coset(iNTT a)·NTT_coset(iNTT b)) − iNTT c) / (g^N − 1), value for value,
+	// for any a, b, c: six transforms instead of seven (c is never taken to the coset), and
+	// c's coefficients are subtracted in the last pass. Plans of one pass keep the seven.
 	fr_t* h(fr_t* a, fr_t* b, fr_t* c, stream_t st) {
 		const uint32_t N = size();
 		if (pl_.tiny()) {
@@ -180,56 +188,38 @@ class domain {
 			return a;
 		}
 		const int P = pl_.npasses();
-		for (fr_t* v : {a, b, c}) {
-			// iNTT (DIF, unscaled: the 1/N goes into the coset scale) …
-			for (int q = 0; q + 1 < P; ++q) {
-				pass_args pa = args(q, v, v);
-				pa.sd[0] = sub(q, V_INV);
-				launch(PROG_DIF, pa, q, st);
-			}
-			// … its last pass fused with the first DIT pass of the coset NTT, which scales
-			// coefficient i by g^i/N in between …
-			{
-				const int q = P - 1;
-				pass_args pa = args(q, v, v);
-				pa.twist = 0;
-				pa.sd[0] = sub(q, V_INV);
-				pa.sd[1] = sub(q, V_B);
-				set_edge(pa, EDGE_RL, 1, SCALE_INV_N);
-				launch(PROG_DIF_DIT, pa, q, st);
-			}
-			// … and the coset NTT's remaining DIT passes (c's last one is fused below).
-			for (int q = P - 2; q >= 0; --q) {
-				if (q == 0 && v == c) break;
-				pass_args pa = args(q, v, v);
-				pa.sd[0] = sub(q, V_FWD);
-				launch(PROG_DIT, pa, q, st);
-			}
+		if (P == 1) {
+			// One pass: a, b and c to the coset (iNTT, ·g^i/N, NTT in one kernel), a·b − c,
+			// then the coset iNTT scaled by g^−i/((g^N − 1)·N), scattered to natural order in a.
+			for (fr_t* v : {a, b, c}) coset_lde(v, st);
+			be_.pointwise(c, a, b, N, st);
+			last_h_pass(c, a, nullptr, st);
+			return a;
 		}
-		if (P >= 2) {
-			// c's last coset-NTT pass, a·b − c, and the first pass of the coset iNTT.
-			pass_args pa = args(0, c, c);
+		// a and b to the coset; b's last coset-NTT pass is fused below.
+		coset_lde(a, st);
+		coset_lde(b, st, true);
+		// c's coefficients, scaled by 1/((g^N − 1)·N) in its last pass, bit-reversed order:
+		// the positions of the coset iNTT's output before its scatter.
+		for (int q = 0; q < P; ++q) {
+			pass_args pa = args(q, c, c);
+			pa.sd[0] = sub(q, q == P - 1 ? V_C_ZSCALE : V_INV);
+			launch(PROG_DIF, pa, q, st);
+		}
+		// b's last coset-NTT pass, a·b, and the first pass of the coset iNTT.
+		{
+			pass_args pa = args(0, b, b);
 			pa.sd[0] = sub(0, V_FWD);
 			pa.sd[1] = sub(0, V_INV);
 			pa.pa = a;
-			pa.pb = b;
 			launch(PROG_DIT_DIF, pa, 0, st);
-			for (int q = 1; q + 1 < P; ++q) {
-				pass_args pq = args(q, c, c);
-				pq.sd[0] = sub(q, V_INV);
-				launch(PROG_DIF, pq, q, st);
-			}
-		} else {
-			be_.pointwise(c, a, b, N, st);
 		}
-		// Last coset-iNTT pass: scale by g^−i/((g^N − 1)·N), scatter to natural order in a.
-		const int q = P - 1;
-		pass_args pa = args(q, c, a);
-		pa.twist = 0;
-		pa.sd[0] = sub(q, V_C_COSET);
-		pa.scatter = 1;
-		set_edge(pa, EDGE_RL, 2, SCALE_ZINV_N);
-		launch(PROG_DIF, pa, q, st);
+		for (int q = 1; q + 1 < P; ++q) {
+			pass_args pq = args(q, b, b);
+			pq.sd[0] = sub(q, V_INV);
+			launch(PROG_DIF, pq, q, st);
+		}
+		last_h_pass(b, a, c, st);
 		return a;
 	}
 
@@ -301,7 +291,7 @@ class domain {
 			twt_[q] = alloc<fr_t>(count);
 			be_.twist(twt_[q], W1_, W2_, count, n - a, st);
 		}
-		// Round tables: descriptors (ω exponent, h exponent, h, fold 1/N) per entry.
+		// Round tables: descriptors (ω exponent, h exponent, h, folded constant) per entry.
 		std::vector<uint32_t> desc;
 		off_.assign(P * NVARIANTS, ~0u);
 		triv_.assign(P * NVARIANTS, 0u);
@@ -314,7 +304,7 @@ class domain {
 				uint32_t triv = 0;
 				for (int i = 0; i + 1 < pp.nrounds; ++i) {
 					const int r = pp.rounds[i].r, o = pp.rounds[i].o;
-					const bool fc = sp.fold_c && i == 0;
+					const bool fc = sp.fold_c != SCALE_ONE && i == 0;
 					if (sp.fold != 2 && !fc) triv |= 1u << i;
 					for (uint32_t rest = 0; rest < (1u << o); ++rest) {
 						for (uint32_t x = 0; x < (1u << r); ++x) {
@@ -332,7 +322,7 @@ class domain {
 							desc.push_back(ew);
 							desc.push_back(eh);
 							desc.push_back(hs);
-							desc.push_back(fc ? 1u : 0u);
+							desc.push_back(fc ? static_cast<uint32_t>(sp.fold_c) : 0u);
 						}
 					}
 				}
@@ -412,6 +402,46 @@ class domain {
 		const uint32_t edges = 1u << (pp.lp + 3) > 8 ? 1u << (pp.lp + 3) : 8u;  // EDGE_R1: 2^(lp+r0)
 		const uint32_t smem = (2 * pp.tile() + 2 * edges) * 16;
 		be_.pass(prog, p, pp.blocks(pl_.n), pp.threads(), smem, st);
+	}
+
+	// coset_lde: v (evaluations, natural order) in place to its coset evaluations g·ω^k,
+	// natural order: the iNTT's DIF passes (unscaled), its last fused with the coset NTT's
+	// first DIT pass, which scales coefficient i by g^i/N in between, then the other DIT
+	// passes — all but the last (pass 0) when skip_last (the caller fuses it).
+	void coset_lde(fr_t* v, stream_t st, bool skip_last = false) {
+		const int P = pl_.npasses();
+		for (int q = 0; q + 1 < P; ++q) {
+			pass_args pa = args(q, v, v);
+			pa.sd[0] = sub(q, V_INV);
+			launch(PROG_DIF, pa, q, st);
+		}
+		{
+			const int q = P - 1;
+			pass_args pa = args(q, v, v);
+			pa.twist = 0;
+			pa.sd[0] = sub(q, V_INV);
+			pa.sd[1] = sub(q, V_B);
+			set_edge(pa, EDGE_RL, 1, SCALE_INV_N);
+			launch(PROG_DIF_DIT, pa, q, st);
+		}
+		for (int q = P - 2; q >= (skip_last ? 1 : 0); --q) {
+			pass_args pa = args(q, v, v);
+			pa.sd[0] = sub(q, V_FWD);
+			launch(PROG_DIT, pa, q, st);
+		}
+	}
+
+	// last_h_pass: the coset iNTT's last DIF pass from src, scaled by g^−i/((g^N − 1)·N), less
+	// sub (null: nothing) at each position, scattered to natural order in dst.
+	void last_h_pass(const fr_t* src, fr_t* dst, const fr_t* sub_, stream_t st) {
+		const int q = pl_.npasses() - 1;
+		pass_args pa = args(q, src, dst);
+		pa.twist = 0;
+		pa.sd[0] = sub(q, V_C_COSET);
+		pa.scatter = 1;
+		pa.psub = sub_;
+		set_edge(pa, EDGE_RL, 2, SCALE_ZINV_N);
+		launch(PROG_DIF, pa, q, st);
 	}
 
 	// dif: the DIF passes from src into work (in place after the first); with scatter_to,

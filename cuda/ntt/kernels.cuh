@@ -28,7 +28,7 @@ enum prog_kind {
 	PROG_DIF = 0,      // one DIF pass: natural bits in, bit-reversed out
 	PROG_DIT = 1,      // one DIT pass
 	PROG_DIF_DIT = 2,  // DIF pass then DIT pass on the same (lowest) bits: iNTT last pass + coset NTT first pass
-	PROG_DIT_DIF = 3   // DIT pass, pointwise a·b − v, DIF pass on the same (top) bits
+	PROG_DIT_DIF = 3   // DIT pass, pointwise a·v, DIF pass on the same (top) bits
 };
 
 enum edge_kind {
@@ -48,8 +48,8 @@ struct sub_args {
 struct pass_args {
 	const fr_t* src;
 	fr_t* dst;
-	const fr_t* pa;  // PROG_DIT_DIF: v ← pa·pb − v between the two sub-transforms
-	const fr_t* pb;
+	const fr_t* pa;    // PROG_DIT_DIF: v ← pa·v between the two sub-transforms
+	const fr_t* psub;  // PROG_DIF: each output less psub at its position, before a scatter
 	const fr_t* twt;  // pass twist: ω_{2^a}^e for e < 2^(a−1); null: W1·W2 (compact domain)
 	const fr_t* W1;   // ω_N^j, j < 2^14
 	const fr_t* W2;   // ω_N^(j·2^14)
@@ -423,7 +423,7 @@ __device__ __forceinline__ void pass_body(const Ctx& c, const pass_args& p) {
 #pragma unroll
 		for (int j = 0; j < 8; ++j) {
 			const uint32_t at = base + (mid_r1(u, j, s, r0) << ll);
-			v[j] = c.ld(p.pa, at) * c.ld(p.pb, at) - v[j];
+			v[j] = c.ld(p.pa, at) * v[j];
 		}
 		sub_dif(c, v, p, p.sd[1], u, lo_);
 		if (p.twist) pass_twist(c, v, p, u, lo, p.sd[1].inverse);
@@ -434,6 +434,9 @@ __device__ __forceinline__ void pass_body(const Ctx& c, const pass_args& p) {
 	for (int j = 0; j < 8; ++j) {
 		const uint32_t mid = dif_last ? ((u << 3) | static_cast<uint32_t>(j)) : mid_r1(u, j, s, r0);
 		uint32_t at = base + (mid << ll);
+		if constexpr (PROG == PROG_DIF) {
+			if (p.psub) v[j] = v[j] - c.ld(p.psub, at);
+		}
 		if (dif_last && p.scatter) at = brev_bits(at, p.n);
 		c.st(p.dst, at, v[j]);
 	}
@@ -537,8 +540,8 @@ __device__ __forceinline__ void twist_body(const Ctx& c, fr_t* out, const fr_t* 
 	}
 }
 
-// Round tables from host-made descriptors: entry i = ω_N^d[4i] · h^d[4i+1] · (d[4i+3] ? 1/N : 1)
-// with h = 1, g or g⁻¹ for d[4i+2] = 0, 1, 2.
+// Round tables from host-made descriptors: entry i = ω_N^d[4i] · h^d[4i+1] · C with h = 1, g or
+// g⁻¹ for d[4i+2] = 0, 1, 2 and C = 1, 1/N or 1/((g^N − 1)·N) for d[4i+3] = 0, 1, 2.
 struct rtab_args {
 	fr_t* out;
 	const uint32_t* desc;
@@ -555,7 +558,7 @@ __device__ __forceinline__ void rtab_body(const Ctx& c, const rtab_args& a) {
 		fr_t x = a.W1[ew & mask] * a.W2[ew >> POW_BITS];
 		if (hsel == 1) x = x * (a.G1[eh & mask] * a.G2[eh >> POW_BITS]);
 		if (hsel == 2) x = x * (a.Gi1[eh & mask] * a.Gi2[eh >> POW_BITS]);
-		if (fold) x = x * a.k->inv_n;
+		if (fold) x = x * (fold == 1 ? a.k->inv_n : a.k->zinv_n);
 		a.out[i] = x;
 	}
 }

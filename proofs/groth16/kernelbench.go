@@ -32,8 +32,8 @@ const (
 	// KernelBatchAdd is the sum of the G1 points selected by a bitmap with about 47 % of
 	// its bits set (the ones of a PoRep witness), as the split MSM adds its ones.
 	KernelBatchAdd = "batch-add"
-	// KernelH is the H pipeline: 3 inverse NTTs, 3 coset NTTs, (a·b − c)/Z pointwise and
-	// a coset inverse NTT.
+	// KernelH is the H pipeline: bellperson's (a·b − c)/Z on the coset, computed as 3 inverse
+	// NTTs, 2 coset NTTs (a and b), a·b pointwise and a coset inverse NTT less c's coefficients.
 	KernelH = "h-pipeline"
 )
 

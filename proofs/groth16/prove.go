@@ -37,16 +37,21 @@ func evalABC(c *r1cs.Circuit, w *Assignment, m, tasks int) (a, b, cc []fr.Elemen
 
 // computeH returns the m−1 coefficients of h = (a·b − c)/Z as bellperson does:
 // iFFT of a, b and c over bellperson's ω, FFT on the coset g = 7, pointwise
-// (a·b − c)/(g^m − 1), iFFT on the coset. a is overwritten and returned.
+// (a·b − c)/(g^m − 1), iFFT on the coset. a is overwritten and returned; b and c too.
+//
+// The coset iFFT is linear and undoes the coset FFT, so c need not go to the coset:
+// h = (iFFT_coset(a′·b′) − iFFT(c))/(g^m − 1) with a′, b′ on the coset, the same values
+// for any a, b, c, one FFT fewer.
 func computeH(domain *fft.Domain, a, b, c []fr.Element, tasks int) []fr.Element {
 	if tasks <= 0 {
 		tasks = runtime.GOMAXPROCS(0)
 	}
 	opt := fft.WithNbTasks(tasks)
-	for _, v := range [][]fr.Element{a, b, c} {
+	for _, v := range [][]fr.Element{a, b} {
 		domain.FFTInverse(v, fft.DIF, opt)
 		domain.FFT(v, fft.DIT, fft.OnCoset(), opt)
 	}
+	domain.FFTInverse(c, fft.DIF, opt) // bit-reversed, as a's coset iFFT below
 	m := len(a)
 	var zInv fr.Element // (g^m − 1)^−1: Z is constant on the coset
 	zInv.Exp(domain.FrMultiplicativeGen, new(big.Int).SetUint64(uint64(m)))
@@ -55,10 +60,15 @@ func computeH(domain *fft.Domain, a, b, c []fr.Element, tasks int) []fr.Element 
 	zInv.Sub(&zInv, &one).Inverse(&zInv)
 	par.Range(m, tasks, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+			a[i].Mul(&a[i], &b[i])
 		}
 	})
 	domain.FFTInverse(a, fft.DIF, fft.OnCoset(), opt)
+	par.Range(m, tasks, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i].Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+		}
+	})
 	fft.BitReverse(a)
 	return a[:m-1]
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -103,6 +104,48 @@ func TestComputeHPolynomialIdentity(t *testing.T) {
 			t.Fatalf("m=%d: A·B − C ≠ h·Z at z", m)
 		}
 	}
+}
+
+// computeH takes c only through its iFFT; bellperson takes it to the coset and back. The
+// two agree value for value on any a, b, c, satisfied or not, and any task count.
+func TestComputeHEqualsSevenTransforms(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, m := range []int{2, 16, 1024} {
+		a, b, c := randomVec(r, m), randomVec(r, m), randomVec(r, m)
+		d := fft.NewDomain(uint64(m))
+		want := sevenTransformH(d, slices.Clone(a), slices.Clone(b), slices.Clone(c))
+		for _, tasks := range []int{1, 3} {
+			got := computeH(d, slices.Clone(a), slices.Clone(b), slices.Clone(c), tasks)
+			if len(got) != len(want) {
+				t.Fatalf("m=%d: %d coefficients, want %d", m, len(got), len(want))
+			}
+			for i := range got {
+				if !got[i].Equal(&want[i]) {
+					t.Fatalf("m=%d tasks=%d: coefficient %d differs", m, tasks, i)
+				}
+			}
+		}
+	}
+}
+
+// sevenTransformH is bellperson's H as it computes it: iFFT of a, b and c, FFT on the
+// coset, (a·b − c)/(g^m − 1), iFFT on the coset.
+func sevenTransformH(domain *fft.Domain, a, b, c []fr.Element) []fr.Element {
+	for _, v := range [][]fr.Element{a, b, c} {
+		domain.FFTInverse(v, fft.DIF)
+		domain.FFT(v, fft.DIT, fft.OnCoset())
+	}
+	m := len(a)
+	var zInv, one fr.Element
+	zInv.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
+	one.SetOne()
+	zInv.Sub(&zInv, &one).Inverse(&zInv)
+	for i := range a {
+		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+	}
+	domain.FFTInverse(a, fft.DIF, fft.OnCoset())
+	fft.BitReverse(a)
+	return a[:m-1]
 }
 
 // The 0/1 split gives the same sum as plain Pippenger, for G1 and G2.
