@@ -19,8 +19,9 @@
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
 #   ntt         TestNTTBench: the transforms and the H pipeline from 2^16 to 2^27, and plan variants
-#   ncu         Nsight Compute counters (issue slots, stalls, pipes, memory) of the NTT's pass kernels at 2^24
-#               and of the MSM's histogram, scatter and first level at 2^27 − 1
+#   ncu-ntt, ncu-msm
+#               Nsight Compute counters (issue slots, stalls, pipes, memory) of the NTT's pass kernels at 2^24,
+#               or of the MSM's histogram, scatter and first level at 2^27 − 1 (TestMSMPhases: several minutes)
 #   c2-small    filc2 bench c2 on real 2KiB and 8MiB proofs (test parameters made there)
 #   faults      TestInjectedSectionFailure (a section failed midway, then proofs equal; a device reset), and
 #               bench c2 on real 2KiB and 8MiB proofs with injected failed sections, corrupted proofs and failed
@@ -151,9 +152,9 @@ for s in "$@"; do
 		echo "exit $?"
 		grep -E '^BENCH|--- FAIL|panic' "$out/ntt.log"
 		;;
-	ncu)
+	ncu-ntt | ncu-msm)
 		# Hardware counters (Nsight Compute, the clocks left alone as METHOD.md asks) of the NTT's pass
-		# kernels at 2^24 and of the MSM's sort and first level at 2^27 − 1: where the cycles go.
+		# kernels at 2^24, or of the MSM's sort and first level at 2^27 − 1: where the cycles go.
 		if ! command -v ncu >/dev/null; then
 			echo "ncu: not on this machine"
 			continue
@@ -161,12 +162,15 @@ for s in "$@"; do
 		sec=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats
 			--section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis)
 		keep='^  [A-Za-z]|Duration|Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps|Eligible Warps|Occupancy|Registers Per|Executed Ipc|Warp Cycles Per Issued|L2 Hit|Mem Busy|Max Bandwidth'
-		step "ncu: the NTT's pass kernels (TestNTTBench at 2^24)"
-		(cd ffi && FILC2_BENCH=1 FILC2_NTT_BENCH_LOGS=24 timeout 300 ncu --clock-control none --kernel-name-base demangled \
-			-k regex:pass_kernel --launch-skip 40 --launch-count 5 "${sec[@]}" "$root/build/ffi.test" \
-			-test.run '^TestNTTBench$' -test.count=1 >"$out/ncu-ntt.txt" 2>&1)
-		echo "exit $?"
-		grep -E "$keep" "$out/ncu-ntt.txt" | head -120
+		if [ "$s" = ncu-ntt ]; then
+			step "ncu: the NTT's pass kernels (TestNTTBench at 2^24)"
+			(cd ffi && FILC2_BENCH=1 FILC2_NTT_BENCH_LOGS=24 timeout 300 ncu --clock-control none --kernel-name-base demangled \
+				-k regex:pass_kernel --launch-skip 40 --launch-count 5 "${sec[@]}" "$root/build/ffi.test" \
+				-test.run '^TestNTTBench$' -test.count=1 >"$out/ncu-ntt.txt" 2>&1)
+			echo "exit $?"
+			grep -E "$keep" "$out/ncu-ntt.txt" | head -120
+			continue
+		fi
 		step "ncu: the MSM's histogram, scatter and first level (TestMSMPhases, 2^27 − 1)"
 		(cd ffi && FILC2_BENCH=1 timeout 500 ncu --clock-control none --kernel-name-base demangled \
 			-k 'regex:hist_body|scatter_body|acc0_body|radix' --launch-count 4 "${sec[@]}" "$root/build/ffi.test" \
