@@ -67,7 +67,8 @@ enum sort_kind { sort_default = 0, sort_atomic = 1, sort_binned = 2, sort_radix 
 constexpr int max_sort = sort_radix;
 
 // default_sort: the sort of a config that names none. The atomic sort until the binned one
-// has been measured on a device (session 13 had none: cuda/NOTES.md).
+// has been measured on a device (session 13 had none: cuda/NOTES.md). (The radix sort's plan
+// asks CUB, and so the current device, for its storage: plan_bytes would then need a device.)
 constexpr int default_sort = sort_atomic;
 
 // default_sort_kib: the windows of one pass have at most this many KiB of bucket counters,
