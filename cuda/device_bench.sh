@@ -9,11 +9,11 @@
 #   upload      TestUploadInterference: the 2^27 H pipeline alone and beside witness uploads
 #   phases      TestMSMPhases: the H MSM (2^27 − 1), 2^26 and 2^24 split into phases, with variants
 #   spmv        TestSpMVBench: the 32GiB circuit's SpMV part by part, long rows by warp and by thread
-#   sort        the binned sort, the section overlap, variants 7–9 (issue 17): the MSM GPU tests (both sorts
-#               and every variant against gnark) and the prover's (2KiB proofs equal to the CPU's, the overlap
-#               on and off, a failed section), TestMulThroughput (Fp2's product reduced twice and three times,
-#               the Karatsuba Fp and Fr products), then TestMSMPhases (the binned sort against the atomic one
-#               at 2^27 − 1, 2^26, 2^24; variants 7 and 9 against 0; G2 at 2^24 and 2^22, variants 10 (by reference) and 8
+#   sort        the binned and radix sorts, the section overlap, variants 7–9 (issue 17): the MSM GPU tests
+#               (every sort and variant against gnark) and the prover's (2KiB proofs equal to the CPU's, the
+#               overlap on and off, a failed section), TestMulThroughput (Fp2's product reduced twice and three
+#               times, the Karatsuba Fp and Fr products), then TestMSMPhases (the binned and radix sorts against
+#               the atomic one at 2^27 − 1, 2^26, 2^24; variants 7 and 9 against 0; G2 at 2^24 and 2^22, variants 10 (by reference) and 8
 #               against 0)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
@@ -32,9 +32,10 @@
 #               c2-32g with FILC2_MSM_VARIANT=2 (batch-affine), 6 (batch-affine on the FP64 product) or 7 (the XYZZ
 #               first level as before session 14): the section's MSM split against c2-32g's (run that first,
 #               on the same machine)
-#   c2-32g-binned, c2-32g-overlap, c2-32g-new
-#               c2-32g with FILC2_MSM_SORT=2 (the binned sort), FILC2_OVERLAP=1 (the L, A and B MSMs beside
-#               the H pipeline), or both: the section against c2-32g's on the same machine
+#   c2-32g-binned, c2-32g-radix, c2-32g-overlap, c2-32g-new
+#               c2-32g with FILC2_MSM_SORT=2 (the binned sort), FILC2_MSM_SORT=3 (the radix sort),
+#               FILC2_OVERLAP=1 (the L, A and B MSMs beside the H pipeline), or the binned sort and the
+#               overlap: the section against c2-32g's on the same machine
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
 #               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
 #   real-32g, real-32g-gw1, real-64g
@@ -123,7 +124,7 @@ for s in "$@"; do
 		done
 		;;
 	sort)
-		step "sort: MSM and prover tests (both sorts by name and the default; the overlap on and off)"
+		step "sort: MSM and prover tests (every sort by name and the default; the overlap on and off)"
 		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|GeneratedBases|Backend|EngineCUDA|InjectedSectionFailure)' \
 			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
 		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"
@@ -210,7 +211,7 @@ for s in "$@"; do
 		grep -E 'verified|faults injected' "$out/faults-lost.txt"
 		grep -E 'quarantined|back in service|GPU probe' "$out/faults-lost.err" | head -5
 		;;
-	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6 | c2-32g-v7 | c2-32g-binned | c2-32g-overlap | c2-32g-new)
+	c2-32g | c2-32g-gw1 | c2-32g-v2 | c2-32g-v6 | c2-32g-v7 | c2-32g-binned | c2-32g-radix | c2-32g-overlap | c2-32g-new)
 		step "bench c2 32GiB synthetic ($s)"
 		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
 		[ "$s" = c2-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
@@ -221,6 +222,7 @@ for s in "$@"; do
 		c2-32g-v6) variant=6 ;;
 		c2-32g-v7) variant=7 ;;
 		c2-32g-binned) sort=2 ;;
+		c2-32g-radix) sort=3 ;;
 		c2-32g-overlap) overlap=1 ;;
 		c2-32g-new) sort=2 overlap=1 ;;
 		esac

@@ -59,7 +59,8 @@ typedef struct filc2_msm_config {
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
 	                            * (the L2 cache); 0: the default, -1: no cap */
 	int32_t sort;              /* 0 the default, 1 the atomic counting sort, 2 the binned sort (two
-	                            * rounds in shared memory); for benchmarks */
+	                            * rounds in shared memory), 3 the radix sort (CUB's onesweep; one
+	                            * more n·windows pairs of scratch, as the binned); for benchmarks */
 } filc2_msm_config;
 
 typedef struct filc2_msm_result {
@@ -130,9 +131,9 @@ filc2_status filc2_msm_trim(filc2_msm_bases *b);
  * the calls made without a config, the batch additions and filc2_msm_reserve. */
 filc2_status filc2_msm_set_variant(filc2_msm_bases *b, int32_t variant);
 enum { FILC2_MSM_MAX_VARIANT = 10 };
-/* filc2_msm_set_sort sets the sort (filc2_msm_config.sort, 0 to 2) of the same calls. */
+/* filc2_msm_set_sort sets the sort (filc2_msm_config.sort, 0 to 3) of the same calls. */
 filc2_status filc2_msm_set_sort(filc2_msm_bases *b, int32_t sort);
-enum { FILC2_MSM_MAX_SORT = 2 };
+enum { FILC2_MSM_MAX_SORT = 3 };
 /* Scratch. A handle plans each call in a scratch (device memory, grown on demand and kept).
  * filc2_msm_share_scratch makes dst work in src's scratch (one device): a prover's five
  * queries then hold the largest plan once instead of one scratch each; calls on handles
@@ -196,12 +197,13 @@ enum {
 /* The phases of one MSM call (filc2_msm_bench's phase times). */
 enum {
 	FILC2_MSM_PHASE_PREPARE = 0, /* scalars to canonical digits; split: classify and compact */
-	FILC2_MSM_PHASE_SORT = 1,    /* the sort's scatter of (bucket, point) pairs (binned: its key round) */
+	FILC2_MSM_PHASE_SORT = 1,    /* the sort's scatter of (bucket, point) pairs (binned: its key round;
+	                              * radix: CUB's sort and the keys' marks) */
 	FILC2_MSM_PHASE_ACC0 = 2,    /* first accumulation level: the mixed additions */
 	FILC2_MSM_PHASE_ACCK = 3,    /* later accumulation levels (full additions) */
 	FILC2_MSM_PHASE_REDUCE = 4,  /* bucket sums to window sums */
 	FILC2_MSM_PHASE_FINISH = 5,  /* window sums to Jacobian */
-	FILC2_MSM_PHASE_HIST = 6,    /* the sort's histogram and scan (binned: its bin round) */
+	FILC2_MSM_PHASE_HIST = 6,    /* the sort's histogram and scan (binned: its bin round; radix: the keys) */
 	FILC2_MSM_PHASES = 7
 };
 

@@ -291,20 +291,20 @@ func partition2KiB(t *testing.T, sector uint64, seed byte) (*c2.Prover, *groth16
 
 // TestBackendMSMVariants: with FILC2_MSM_VARIANT set, a prover's five MSMs run that
 // first accumulation kernel (the batch-affine ones, the FP64 product), with FILC2_MSM_SORT
-// that sort (atomic, binned), and the 2KiB proof is still the CPU proof byte for byte with
+// that sort (atomic, binned, radix), and the 2KiB proof is still the CPU proof byte for byte with
 // the same r, s; values out of range are refused at load.
 func TestBackendMSMVariants(t *testing.T) {
 	e := newEnvProofs(t, 5)
 	for v := 1; v <= 10; v++ {
 		e.check(t, "FILC2_MSM_VARIANT", fmt.Sprint(v), 1)
 	}
-	for v := 1; v <= 2; v++ {
+	for v := 1; v <= 3; v++ {
 		e.check(t, "FILC2_MSM_SORT", fmt.Sprint(v), 1)
 	}
 	for _, bad := range []string{"11", "-1", "affine"} {
 		e.refused(t, "FILC2_MSM_VARIANT", bad)
 	}
-	e.refused(t, "FILC2_MSM_SORT", "3")
+	e.refused(t, "FILC2_MSM_SORT", "4")
 }
 
 // TestBackendOverlap: with the L, A and B MSMs beside the H pipeline (FILC2_OVERLAP=1) as

@@ -241,13 +241,16 @@ func msmConfigs() []msmConfig {
 		{Variant: 5}, {Variant: 6}, {WindowBits: 9, Chunk: 1, Variant: 6},
 		// the XYZZ first level with the addition's equal-x case by value, on the Karatsuba product
 		{Variant: 7}, {WindowBits: 9, Chunk: 1, Variant: 7}, {Variant: 9}, {WindowBits: 9, Chunk: 1, Variant: 9},
-		// each sort by name (whichever is the default above): the atomic counting sort, the binned one
+		// each sort by name (whichever is the default above): the atomic counting sort, the binned one,
+		// the radix one
 		{Sort: 1}, {WindowBits: 13, MaxGroup: 3, Sort: 1}, {WindowBits: 22, SortKiB: -1, Sort: 1},
 		{Sort: 2}, {WindowBits: 9, Chunk: 1, Sort: 2}, {WindowBits: 13, MaxGroup: 3, Sort: 2}, {WindowBits: 16, Sort: 2},
-		{WindowBits: 22, SortKiB: -1, Sort: 2}}
+		{WindowBits: 22, SortKiB: -1, Sort: 2},
+		{Sort: 3}, {WindowBits: 4, Sort: 3}, {WindowBits: 9, Chunk: 1, Sort: 3}, {WindowBits: 13, MaxGroup: 3, Sort: 3},
+		{WindowBits: 16, Sort: 3}, {WindowBits: 22, SortKiB: -1, Sort: 3}}
 	if testing.Short() {
 		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6}, msmConfig{Variant: 7}, msmConfig{Variant: 9},
-			msmConfig{Sort: 1}, msmConfig{Sort: 2})
+			msmConfig{Sort: 1}, msmConfig{Sort: 2}, msmConfig{Sort: 3})
 	}
 	return cfgs
 }
@@ -313,7 +316,8 @@ func TestMSMG1Edges(t *testing.T) {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2},
 			{Variant: 5}, {Variant: 6}, {Variant: 7}, {WindowBits: 5, Chunk: 3, Variant: 7}, {Variant: 9}, {Sort: 1},
-			{WindowBits: 5, Chunk: 3, Sort: 1}, {Sort: 2}, {WindowBits: 5, Chunk: 3, Sort: 2}} {
+			{WindowBits: 5, Chunk: 3, Sort: 1}, {Sort: 2}, {WindowBits: 5, Chunk: 3, Sort: 2}, {Sort: 3},
+			{WindowBits: 5, Chunk: 3, Sort: 3}} {
 			for _, split := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%+v/split=%v", name, cfg, split), func(t *testing.T) {
 					got, _, err := b.msm(split, s, &cfg)
@@ -354,7 +358,8 @@ func TestMSMG1Repeated(t *testing.T) {
 		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2},
 			{WindowBits: 8, Chunk: 2, Variant: 6}, {WindowBits: 8, Chunk: 2, Variant: 7}, {WindowBits: 8, Chunk: 2, Variant: 9},
 			{WindowBits: 8, Chunk: 2, Sort: 1},
-			{WindowBits: 8, Chunk: 2, Sort: 2}} {
+			{WindowBits: 8, Chunk: 2, Sort: 2},
+			{WindowBits: 8, Chunk: 2, Sort: 3}} {
 			for _, split := range []bool{false, true} {
 				got, _, err := b.msm(split, s, &cfg)
 				if err != nil {
@@ -618,7 +623,7 @@ func TestMSMG2Repeated(t *testing.T) {
 	for name, s := range map[string][]fr.Element{"random": randomFr(700), "one": slices.Repeat(randomFr(1), 700)} {
 		want := refMSMG2(t, p, s)
 		for _, split := range []bool{false, true} {
-			for _, variant := range []int{0, 2, 8, -1, -2} {
+			for _, variant := range []int{0, 2, 8, -1, -2, -3} {
 				cfg := msmConfig{WindowBits: 8, Chunk: 3, Variant: variant}
 				if variant < 0 {
 					cfg = msmConfig{WindowBits: 8, Chunk: 3, Sort: -variant}
@@ -650,8 +655,8 @@ func TestMSMErrors(t *testing.T) {
 		errors.Is(err, ErrOutOfMemory) {
 		t.Errorf("window bits 30: %v, want an invalid-argument error", err)
 	}
-	if _, _, err := b.msm(false, randomFr(5), &msmConfig{Sort: 3}); err == nil || errors.Is(err, ErrOutOfMemory) {
-		t.Errorf("sort 3: %v, want an invalid-argument error", err)
+	if _, _, err := b.msm(false, randomFr(5), &msmConfig{Sort: 4}); err == nil || errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("sort 4: %v, want an invalid-argument error", err)
 	}
 	if _, err := b.BatchAdd(make([]uint64, 2)); err == nil {
 		t.Error("a 2-word bitmap for 10 bases: no error")
@@ -895,7 +900,8 @@ func TestMSMBench(t *testing.T) {
 // (2^27 − 1 random scalars), 2^26 and 2^24 into their phases (device events between
 // them) with the XYZZ first level: the atomic sort (sort=1, the default before session 13),
 // the binned sort (sort=2), and the binned sort with all windows in one pass (sort_kib −1) and
-// with c = 23; and the first level with the addition's equal-x case by value (variant 0,
+// with c = 23, the radix sort (sort=3: its keys as hist, CUB's sort and the marks as scatter) as
+// capped and in one pass; and the first level with the addition's equal-x case by value (variant 0,
 // no local memory in its loop; the default since session 14) against it by reference (variant 7),
 // and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 as by default (variant 0,
 // the equal-x case by value since session 16), by reference (10) and with the Fp2 product
@@ -911,10 +917,10 @@ func TestMSMPhases(t *testing.T) {
 	const reps = 3
 	seed := rand.Uint64()
 	variants := map[int][]msmConfig{
-		1<<27 - 1: {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}, {Sort: 2, WindowBits: 23}, {Variant: 7, Sort: 1},
-			{Variant: 7, Sort: 2}, {Variant: 9, Sort: 1}},
-		1 << 26: {{Sort: 1}, {Sort: 2}, {Sort: 2, SortKiB: -1}, {Variant: 7, Sort: 2}},
-		1 << 24: {{Sort: 1}, {Sort: 2}, {Variant: 7, Sort: 2}},
+		1<<27 - 1: {{Sort: 1}, {Sort: 2}, {Sort: 3}, {Sort: 2, SortKiB: -1}, {Sort: 3, SortKiB: -1},
+			{Sort: 2, WindowBits: 23}, {Variant: 7, Sort: 1}, {Variant: 7, Sort: 2}, {Variant: 9, Sort: 1}},
+		1 << 26: {{Sort: 1}, {Sort: 2}, {Sort: 3}, {Sort: 2, SortKiB: -1}, {Sort: 3, SortKiB: -1}, {Variant: 7, Sort: 2}},
+		1 << 24: {{Sort: 1}, {Sort: 2}, {Sort: 3}, {Variant: 7, Sort: 2}},
 	}
 	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)

@@ -35,6 +35,7 @@
 #include <cstring>
 
 #ifdef FILC2_EMULATE
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -45,6 +46,9 @@
 #else
 #include <cuda_runtime.h>
 
+#include <climits>
+#include <cub/device/device_radix_sort.cuh>
+
 #include "../util/error.cuh"
 #endif
 
@@ -52,8 +56,8 @@ namespace filc2 {
 namespace msm {
 
 // The phases a timer's marks attribute time to (filc2_msm.h's FILC2_MSM_PHASE_*).
-// phase_sort is the sort's second half (the scatter, or the binned sort's key round), phase_hist its
-// first (the histogram and scan, or the bin round).
+// phase_sort is the sort's second half (the scatter, the binned sort's key round, or the radix sort
+// and its marks), phase_hist its first (the histogram and scan, the bin round, or the radix sort's keys).
 enum phase { phase_prepare, phase_sort, phase_acc0, phase_acck, phase_reduce, phase_finish, phase_hist, phase_count };
 
 #ifdef FILC2_EMULATE
@@ -175,6 +179,29 @@ inline uint32_t atomic_add(uint32_t* p, uint32_t v) {
 }
 // agg_add: the same, for counters many threads of a warp may hit at once.
 inline uint32_t agg_add(uint32_t* counters, uint32_t key) { return atomic_add(&counters[key], 1); }
+
+// radix_sort_temp_bytes: the temporary storage radix_sort_u64 needs (none here).
+inline size_t radix_sort_temp_bytes(size_t, int) { return 0; }
+
+// radix_sort_u64 sorts the n words of a stably by their bits [0, end_bit), with b as the
+// other buffer (both overwritten), and returns the one holding the result: LSD by 8-bit
+// digits, from one buffer to the other each pass, so that the result lands in either as
+// on the device (CUB's onesweep). The words are copied by bytes (they are pairs elsewhere).
+inline uint64_t* radix_sort_u64(void*, size_t, uint64_t* a, uint64_t* b, size_t n, int end_bit, stream_t) {
+	std::vector<uint64_t> x(n);
+	std::vector<size_t> start(257);
+	for (int bit = 0; bit < end_bit; bit += 8) {
+		std::memcpy(x.data(), a, n * sizeof(uint64_t));
+		const uint64_t mask = (uint64_t(1) << std::min(8, end_bit - bit)) - 1;
+		const auto digit = [&](size_t i) { return static_cast<size_t>((x[i] >> bit) & mask); };
+		std::fill(start.begin(), start.end(), 0);
+		for (size_t i = 0; i < n; ++i) ++start[digit(i) + 1];
+		for (size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
+		for (size_t i = 0; i < n; ++i) std::memcpy(b + start[digit(i)]++, &x[i], sizeof(uint64_t));
+		std::swap(a, b);
+	}
+	return a;
+}
 
 #else
 
@@ -391,6 +418,28 @@ __device__ __forceinline__ uint32_t agg_add(uint32_t* counters, uint32_t key) {
 	if (lane == leader) base = atomicAdd(&counters[key], __popc(peers));
 	base = __shfl_sync(peers, base, leader);
 	return base + rank;
+}
+
+// radix_sort_temp_bytes: the temporary storage radix_sort_u64 needs for n words and end_bit
+// (CUB's size query; host only, but it asks the current device's PTX version: it needs one).
+// Sorting in place between two buffers keeps CUB from taking a third of n words.
+inline size_t radix_sort_temp_bytes(size_t n, int end_bit) {
+	if (n > size_t(INT_MAX)) throw failure(FILC2_ERR_INTERNAL, 0, "msm: a radix sort of more than 2^31 - 1 words");
+	size_t bytes = 0;
+	cub::DoubleBuffer<uint64_t> keys(nullptr, nullptr);
+	FILC2_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, static_cast<int>(n), 0, end_bit));
+	return bytes;
+}
+
+// radix_sort_u64 sorts the n words of a stably by their bits [0, end_bit) on stream s (CUB's
+// onesweep LSD radix sort), with b as the other buffer (both overwritten), and returns the
+// one holding the result. temp: radix_sort_temp_bytes(n, end_bit) bytes or more.
+inline uint64_t* radix_sort_u64(void* temp, size_t temp_bytes, uint64_t* a, uint64_t* b, size_t n, int end_bit,
+                                stream_t s) {
+	if (n > size_t(INT_MAX)) throw failure(FILC2_ERR_INTERNAL, 0, "msm: a radix sort of more than 2^31 - 1 words");
+	cub::DoubleBuffer<uint64_t> keys(a, b);
+	FILC2_CUDA(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, static_cast<int>(n), 0, end_bit, s));
+	return keys.Current();
 }
 
 #endif

@@ -5,8 +5,8 @@
 // One call, for window size c (W = ⌈255/c⌉ windows, B = 2^(c−1) buckets each):
 //   prepare     scalars (Montgomery) → |s| canonical + sign              (sort.cuh)
 //   per group of G windows (all W when the scratch fits):
-//     sort                  (bucket, point) pairs grouped by bucket: binned in shared memory,
-//                           or the atomic counting sort                       (sort.cuh, scan.cuh)
+//     sort                  (bucket, point) pairs grouped by bucket: the atomic counting sort,
+//                           binned in shared memory, or CUB's radix sort      (sort.cuh, scan.cuh)
 //     accumulate            bucket sums, load-balanced segmented reduction   (accumulate.cuh)
 //     reduce                Σ (b+1)·bucket_b per window, parallel running sums (reduce.cuh)
 //   finish      window sums → Jacobian, copied to the host.
@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -57,15 +58,17 @@ struct msm_config {
 	                      // the equal-x case by reference (G2's default before session 16; G1 runs 10 as 0)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
-	int sort = 0;         // 0 default_sort, 1 the atomic counting sort, 2 the binned sort (sort.cuh)
+	int sort = 0;         // 0 default_sort, 1 the atomic counting sort, 2 the binned sort, 3 the radix sort
+	                      // (CUB's onesweep; sort.cuh)
 };
 
 // The sorts (msm_config::sort); max_sort: the field runs 0 to this.
-enum sort_kind { sort_default = 0, sort_atomic = 1, sort_binned = 2 };
-constexpr int max_sort = sort_binned;
+enum sort_kind { sort_default = 0, sort_atomic = 1, sort_binned = 2, sort_radix = 3 };
+constexpr int max_sort = sort_radix;
 
 // default_sort: the sort of a config that names none. The atomic sort until the binned one
-// has been measured on a device (session 13 had none: cuda/NOTES.md).
+// has been measured on a device (session 13 had none: cuda/NOTES.md). (The radix sort's plan
+// asks CUB, and so the current device, for its storage: plan_bytes would then need a device.)
 constexpr int default_sort = sort_atomic;
 
 // default_sort_kib: the windows of one pass have at most this many KiB of bucket counters,
@@ -636,10 +639,12 @@ class engine {
 
 	struct group_plan {
 		uint32_t* counts = nullptr;
-		uint32_t* starts = nullptr;
-		uint32_t* scan_tmp = nullptr;
+		uint32_t* starts = nullptr;    // not the radix sort's
+		uint32_t* scan_tmp = nullptr;  // not the radix sort's
 		pair_t* pairs = nullptr;
-		pair_t* binned = nullptr;  // the binned sort's first round
+		pair_t* binned = nullptr;  // the binned sort's first round; the radix sort's other buffer
+		void* radix_tmp = nullptr;  // the radix sort's temporary storage (CUB), radix_bytes
+		size_t radix_bytes = 0;
 		xyzz* buckets = nullptr;
 		level_plan lv;
 		xyzz *t1 = nullptr, *r1 = nullptr, *t2 = nullptr, *r2 = nullptr;
@@ -648,11 +653,18 @@ class engine {
 	static group_plan carve_group(carver& cv, size_t n, int c, const group_sizes& gs) {
 		group_plan p;
 		const size_t B = size_t(1) << (c - 1), K = gs.G * B;
+		const bool radix = gs.sort == sort_radix;
 		p.counts = cv.take<uint32_t>(K);
-		p.starts = cv.take<uint32_t>(K);
-		p.scan_tmp = cv.take<uint32_t>(scan_temp_elems(K));
+		if (!radix) {
+			p.starts = cv.take<uint32_t>(K);
+			p.scan_tmp = cv.take<uint32_t>(scan_temp_elems(K));
+		}
 		p.pairs = cv.take<pair_t>(n * gs.G);
-		if (gs.sort == sort_binned) p.binned = cv.take<pair_t>(n * gs.G);
+		if (gs.sort == sort_binned || radix) p.binned = cv.take<pair_t>(n * gs.G);
+		if (radix) {  // enough for every pass: fewer windows sort fewer words on no more bits
+			p.radix_bytes = radix_sort_temp_bytes(n * gs.G, radix_end_bit(K));
+			p.radix_tmp = cv.take<char>(p.radix_bytes);
+		}
 		p.buckets = cv.take<xyzz>(K);
 		p.lv = carve_levels(cv, n * gs.G, gs.L0, gs.variant);
 		const size_t k1 = K / gs.m1, k2 = B / gs.m1 > 1 ? k1 / gs.m2 : 0;
@@ -695,12 +707,15 @@ class engine {
 				hi = (W + passes - 1) / passes;
 			}
 		}
-		const size_t by_index = (size_t(0xffffffffu)) / (n ? n : 1);  // pair positions are 32-bit
+		const int sort = cfg.sort ? cfg.sort : default_sort;
+		// Pair positions are 32-bit; the radix sort's count of words is CUB's int.
+		const size_t max_pairs = sort == sort_radix ? size_t(INT_MAX) : size_t(0xffffffffu);
+		const size_t by_index = max_pairs / (n ? n : 1);
 		if (static_cast<size_t>(hi) > by_index) hi = static_cast<int>(by_index);
 		for (int G = hi; G >= 1; --G) {
 			group_sizes gs;
 			gs.variant = cfg.variant;
-			gs.sort = cfg.sort ? cfg.sort : default_sort;
+			gs.sort = sort;
 			gs.G = G;
 			gs.L0 = first_chunk(cfg, n * G);
 			gs.m1 = reduce_m(B, G);
@@ -725,8 +740,10 @@ class engine {
 		for (int w0 = 0; w0 < W; w0 += gs.G) {
 			const int w1 = std::min(W, w0 + gs.G);
 			const size_t K = static_cast<size_t>(w1 - w0) * B;
+			const pair_t* sorted = p.pairs;
 			dev_zero(p.counts, K * sizeof(uint32_t), s_);
 			if (gs.sort == sort_binned) binned_sort(prepared, idx, n, c, w0, w1, p, tm);
+			else if (gs.sort == sort_radix) sorted = radix_sort(prepared, idx, n, c, w0, w1, p, tm);
 			else {
 				launch<hist_body>(s_, n, prepared, c, w0, w1, p.counts);
 				scan_exclusive(s_, p.counts, p.starts, K, total(2), p.scan_tmp);
@@ -736,7 +753,7 @@ class engine {
 			if (tm) tm->mark(s_, phase_sort);
 			level_plan lv = p.lv;
 			lv.cap0 = n * static_cast<size_t>(w1 - w0);
-			accumulate(p.pairs, total(2), lv, bases, p.buckets, tm);
+			accumulate(sorted, total(2), lv, bases, p.buckets, tm);
 			reduce(p, B, w1 - w0, gs, window_sums() + w0);
 			if (tm) tm->mark(s_, phase_reduce);
 		}
@@ -763,6 +780,24 @@ class engine {
 		launch_blocks<key_count_body>(s_, slices, key_words, binned, m, fb, p.counts);
 		scan_exclusive(s_, p.counts, p.starts, K, total(3), p.scan_tmp);
 		launch_blocks<key_scatter_body>(s_, slices, key_words, binned, m, fb, p.starts, p.pairs);
+	}
+
+	// radix_sort: the pass's pairs sorted by key (counts[] zeroed before; sort.cuh): every
+	// scalar's pair in every window into p.binned, sorted by CUB between it and p.pairs; returns
+	// the one holding them. Then counts[] marks the keys present and *total(2) counts the pairs
+	// before the no_key ones.
+	const pair_t* radix_sort(const fr_t* prepared, const uint32_t* idx, size_t n, int c, int w0, int w1,
+	                         const group_plan& p, timer* tm) {
+		const size_t m = n * static_cast<size_t>(w1 - w0);
+		if (m > size_t(INT_MAX)) msm_invalid("msm: a radix sort pass over more than 2^31 - 1 pairs");
+		launch<radix_keys_body>(s_, n, prepared, idx, n, c, w0, w1, p.binned);
+		if (tm) tm->mark(s_, phase_hist);
+		const int end_bit = radix_end_bit(static_cast<size_t>(w1 - w0) << (c - 1));
+		const pair_t* sorted = reinterpret_cast<const pair_t*>(
+		    radix_sort_u64(p.radix_tmp, p.radix_bytes, reinterpret_cast<uint64_t*>(p.binned),
+		                   reinterpret_cast<uint64_t*>(p.pairs), m, end_bit, s_));
+		launch<radix_mark_body>(s_, m, sorted, m, p.counts, total(2));
+		return sorted;
 	}
 
 	void reduce(const group_plan& p, uint32_t B, int g, const group_sizes& gs, xyzz* out) {

@@ -2,9 +2,10 @@
 // the batch addition (0/1 classification, bitmaps).
 //
 // For a group of windows [w0, w1) with B = 2^(c−1) buckets each, key = (w − w0)·B + |d_w| − 1
-// for every non-zero digit; pair {key, point | sign << 31}. Either sort leaves the pairs
-// grouped by key (keys ascending, the order inside a key arbitrary), the count of every key
-// in counts[] and their number in *total.
+// for every non-zero digit; pair {key, point | sign << 31}. Every sort leaves the pairs
+// grouped by key (keys ascending, the order inside a key arbitrary), their number in *total
+// and counts[key] ≠ 0 exactly for the keys present (the atomic and binned sorts: the count;
+// the reduction only masks the empty buckets with it).
 //
 // The binned sort (msm_config::sort = 2) works in two rounds, each by blocks in shared memory:
 //   bins of 2^fb keys (a few thousand bins a pass):
@@ -28,7 +29,15 @@
 // atomicAdd(&start[key], 1), one pass over the scalars each. Both atomics are aggregated over
 // the lanes of a warp that hit the same key, so a bucket shared by many scalars (witness
 // tails: 2, −1, …) does not serialise 32-fold.
+//
+// The radix sort (msm_config::sort = 3): radix_keys writes every scalar's pair in every window,
+// no_key for a zero digit, window by window (coalesced); CUB's onesweep LSD radix sort orders
+// them as 64-bit words by the key's low end_bit bits (radix_end_bit: no_key's low bits, all
+// ones, sort after every key); radix_mark then marks the keys present and sets *total to where
+// the no_key pairs start. No atomics of ours; the writes are whole lines.
 #pragma once
+
+#include <cstddef>
 
 #include "backend.cuh"
 #include "scalar.cuh"
@@ -87,6 +96,54 @@ struct scatter_body {
 		const uint32_t base = idx ? idx[i] : static_cast<uint32_t>(i);
 		scalar_keys(prepared[i].l, c, w0, w1,
 		            [&](uint32_t key, uint32_t neg) { pairs[agg_add(starts, key)] = pair_t{key, base | (neg << 31)}; });
+	}
+};
+
+// ---- the radix sort ------------------------------------------------------------------
+
+static_assert(sizeof(pair_t) == 8 && offsetof(pair_t, key) == 0,
+              "the radix sort orders pairs as 64-bit words whose low half (little-endian) is the key");
+
+// radix_end_bit: the bits the radix sort compares for keys below K: the fewest with 2^e > K, so
+// that no_key's low e bits (2^e − 1 ≥ K) sort after every key (K − 1 at most).
+inline int radix_end_bit(size_t K) {
+	int e = 0;
+	while ((size_t(1) << e) <= K) ++e;
+	return e;
+}
+
+// radix_keys_body: out[(w − w0)·n + i] = scalar i's pair in window w (key no_key for a zero
+// digit), for w in [w0, w1); idx maps scalar i to its base (nullptr: base i).
+struct radix_keys_body {
+	static constexpr unsigned threads = 256;
+	static __device__ void run(size_t i, const fr_t* __restrict__ prepared, const uint32_t* __restrict__ idx,
+	                           size_t n, int c, int w0, int w1, pair_t* __restrict__ out) {
+		const uint32_t base = idx ? idx[i] : static_cast<uint32_t>(i);
+		const uint32_t* s = prepared[i].l;
+		const uint32_t sign = scalar_sign(s);
+		for (int w = w0; w < w1; ++w) {
+			uint32_t neg;
+			const uint32_t key = window_key(s, w, w0, c, sign, neg);
+			out[static_cast<size_t>(w - w0) * n + i] = pair_t{key, base | (neg << 31)};
+		}
+	}
+};
+
+// radix_mark_body: over the m sorted pairs (no_key last): counts[key] = 1 where a key's run
+// starts (counts zeroed before), and *total = the number of pairs before the no_key ones
+// (written by exactly one thread).
+struct radix_mark_body {
+	static constexpr unsigned threads = 256;
+	static __device__ void run(size_t i, const pair_t* __restrict__ sorted, size_t m, uint32_t* counts,
+	                           uint32_t* total) {
+		const uint32_t key = sorted[i].key;
+		const bool starts = i == 0 || sorted[i - 1].key != key;
+		if (key == no_key) {
+			if (starts) *total = static_cast<uint32_t>(i);
+			return;
+		}
+		if (starts) counts[key] = 1;
+		if (i + 1 == m) *total = static_cast<uint32_t>(m);
 	}
 };
 
