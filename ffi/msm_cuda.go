@@ -189,10 +189,13 @@ func overlapFromEnv() (bool, error) {
 	}
 }
 
+// maxMSMSort is the highest msmConfig.Sort (filc2_msm.h's FILC2_MSM_MAX_SORT).
+const maxMSMSort = C.FILC2_MSM_MAX_SORT
+
 // msmSortFromEnv reads FILC2_MSM_SORT: the sort of a prover's MSMs (msmConfig.Sort: 1 the
 // atomic counting sort, 2 the binned sort, 3 the radix sort; unset or 0 the engine's default).
 func msmSortFromEnv() (int, error) {
-	return intFromEnv("FILC2_MSM_SORT", C.FILC2_MSM_MAX_SORT, "filc2_msm_config.sort")
+	return intFromEnv("FILC2_MSM_SORT", maxMSMSort, "filc2_msm_config.sort")
 }
 
 // setSort sets the sort of the calls made without a config and of reserveScratch.

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -922,6 +924,28 @@ func TestMSMPhases(t *testing.T) {
 		1 << 26: {{Sort: 1}, {Sort: 2}, {Sort: 3}, {Sort: 2, SortKiB: -1}, {Sort: 3, SortKiB: -1}, {Variant: 7, Sort: 2}},
 		1 << 24: {{Sort: 1}, {Sort: 2}, {Sort: 3}, {Variant: 7, Sort: 2}},
 	}
+	// FILC2_MSM_PHASES_SORTS (e.g. "1,3,3:1"): only the default first level with those sorts
+	// (SORT or SORT:MAXGROUP, at most MAXGROUP windows a pass), and no G2 (a short run).
+	sorts := os.Getenv("FILC2_MSM_PHASES_SORTS")
+	if sorts != "" {
+		var cfgs []msmConfig
+		for _, f := range strings.Split(sorts, ",") {
+			sv, gv, grouped := strings.Cut(strings.TrimSpace(f), ":")
+			v, err := strconv.Atoi(sv)
+			g := 0
+			if err == nil && grouped {
+				g, err = strconv.Atoi(gv)
+			}
+			if err != nil || v < 1 || v > maxMSMSort || g < 0 {
+				t.Fatalf("FILC2_MSM_PHASES_SORTS=%q: want SORT or SORT:MAXGROUP, sorts 1 to %d, comma-separated",
+					sorts, maxMSMSort)
+			}
+			cfgs = append(cfgs, msmConfig{Sort: v, MaxGroup: g})
+		}
+		for n := range variants {
+			variants[n] = cfgs
+		}
+	}
 	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
 		b, err := GenerateG1(0, n, seed)
 		if err != nil {
@@ -935,8 +959,8 @@ func TestMSMPhases(t *testing.T) {
 				t.Fatalf("n=%d %+v: %v", n, cfg, err)
 			}
 			slices.Sort(ms)
-			line := fmt.Sprintf("BENCH msm-phases n=%d variant=%d sort=%d sort_kib=%d chunk=%d c=%d windows=%d ms=%.1f", n,
-				cfg.Variant, cfg.Sort, cfg.SortKiB, cfg.Chunk, info.WindowBits, info.Windows, ms[reps/2])
+			line := fmt.Sprintf("BENCH msm-phases n=%d variant=%d sort=%d sort_kib=%d max_group=%d chunk=%d c=%d windows=%d ms=%.1f",
+				n, cfg.Variant, cfg.Sort, cfg.SortKiB, cfg.MaxGroup, cfg.Chunk, info.WindowBits, info.Windows, ms[reps/2])
 			line += fmt.Sprintf(" sort=%.1f", (ph[1]+ph[6])/reps) // the whole sort, as before session 14
 			for i, name := range msmPhaseNames {
 				line += fmt.Sprintf(" %s=%.1f", name, ph[i]/reps)
@@ -952,6 +976,9 @@ func TestMSMPhases(t *testing.T) {
 	// G2 at 2^24 and 2^22: the first level as by default (variant 0, the equal-x case by value
 	// since session 16), by reference (10, the default before), and the Fp2 product reduced three
 	// times (8).
+	if sorts != "" {
+		return
+	}
 	for _, n := range []int{1 << 24, 1 << 22} {
 		b, err := GenerateG2(0, n, seed)
 		if err != nil {
