@@ -3,7 +3,7 @@
 // sequentially over the emulated field arithmetic (cuda/emu/emu.h), checked against
 // naive double-and-add sums. No GPU; catches logic errors before a device run.
 //
-//   g++ -std=c++17 -O2 -Wall -Wno-unknown-pragmas -o /tmp/emu_msm cuda/msm/emu_msm.cpp && /tmp/emu_msm
+//   g++ -std=c++17 -O2 -Wall -Wno-unknown-pragmas -pthread -o /tmp/emu_msm cuda/msm/emu_msm.cpp && /tmp/emu_msm
 //
 // (The warp-aggregated atomics and the grid-stride launcher are the only device code
 // this does not run; see backend.cuh.)
