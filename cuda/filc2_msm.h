@@ -58,7 +58,7 @@ typedef struct filc2_msm_config {
 	                            * for benchmarks */
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
 	                            * (the L2 cache); 0: the default, -1: no cap */
-	int32_t sort;              /* 0 the default, 1 the atomic counting sort, 2 the binned sort (two
+	int32_t sort;              /* 0 the default (radix), 1 the atomic counting sort, 2 the binned sort (two
 	                            * rounds in shared memory), 3 the radix sort (CUB's onesweep; one
 	                            * more n·windows pairs of scratch, as the binned); for benchmarks */
 } filc2_msm_config;
@@ -143,8 +143,10 @@ enum { FILC2_MSM_MAX_SORT = 3 };
  * calls plan within it (fewer windows per pass if need be) and do not grow it (only a
  * split's counters, 8 bytes per 16 scalars, may); a call whose plan cannot fit fails
  * FILC2_ERR_OUT_OF_MEMORY. *scratch_bytes: its size after.
- * filc2_msm_plan_bytes: the scratch a call over n scalars of a group plans with no memory
- * limit (what to leave free for filc2_msm_reserve). */
+ * filc2_msm_plan_bytes: the scratch to leave free for filc2_msm_reserve of a call over n
+ * scalars of a group with the default config: the default (radix) sort's plan within what
+ * the atomic sort would plan with no memory limit (a reserve with more free plans more
+ * windows a pass). Needs a device (CUB's size query). */
 enum { FILC2_MSM_RESERVE_SPLIT = 1 };
 filc2_status filc2_msm_share_scratch(filc2_msm_bases *dst, filc2_msm_bases *src);
 filc2_status filc2_msm_reserve(filc2_msm_bases *b, size_t n, int32_t flags, uint64_t *scratch_bytes);

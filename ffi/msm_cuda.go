@@ -38,7 +38,7 @@ type msmConfig struct {
 	MaxGroup   int // at most this many windows per pass
 	Variant    int // first accumulation kernel: 0 XYZZ, 1 XYZZ capped at 128 registers (G1), 2–4 batch-affine with 8, 16, 4 sub-streams a lane (G1; half for G2), 5–6: 0 and 2 on the FP64 product (G1), 7: 0 as before session 14, the addition's equal-x case by reference (G1), 8: 0 as before session 14, the Fp2 product reduced three times (G2), 9: 0 with the Karatsuba Fp product (G1), 10: 0 as before session 16, the equal-x case by reference (G2)
 	SortKiB    int // windows per pass so that their bucket counters fit this many KiB; -1 no cap
-	Sort       int // 0 the default, 1 the atomic counting sort, 2 the binned sort, 3 the radix sort (CUB)
+	Sort       int // 0 the default (radix), 1 the atomic counting sort, 2 the binned sort, 3 the radix sort (CUB)
 }
 
 // msmInfo is what a call reports besides the sum.

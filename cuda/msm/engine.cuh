@@ -66,10 +66,11 @@ struct msm_config {
 enum sort_kind { sort_default = 0, sort_atomic = 1, sort_binned = 2, sort_radix = 3 };
 constexpr int max_sort = sort_radix;
 
-// default_sort: the sort of a config that names none. The atomic sort until the binned one
-// has been measured on a device (session 13 had none: cuda/NOTES.md). (The radix sort's plan
-// asks CUB, and so the current device, for its storage: plan_bytes would then need a device.)
-constexpr int default_sort = sort_atomic;
+// default_sort: the sort of a config that names none: the radix sort since session 18 (H100,
+// TestMSMPhases: the G1 MSM at 2^27 − 1 817 ms against the atomic sort's 944, 876 with one
+// window a pass; 2^24 120 against 133; cuda/NOTES.md). Its plan asks CUB, and so the current
+// device, for its temp storage.
+constexpr int default_sort = sort_radix;
 
 // default_sort_kib: the windows of one pass have at most this many KiB of bucket counters,
 // so that the sort's atomics stay in L2 (50 MB on the H100/H200; the pairs it writes
@@ -164,6 +165,19 @@ class engine {
 			sc_->fixed = true;
 		}
 		return sc_->big.capacity() + sc_->meta.capacity();
+	}
+
+	// estimate_bytes is the scratch a loader holds for an MSM over n scalars with the default
+	// config while the key goes up: the default (radix) sort's plan within what the atomic
+	// sort would plan, so that its second pair buffer costs windows a pass, not room the key
+	// could have. The reserve then plans in whatever is free (more windows on a big card).
+	static size_t estimate_bytes(size_t n, bool split) {
+		const size_t unlimited = ~size_t(0);
+		msm_config atomic, lean;
+		atomic.sort = sort_atomic;
+		lean.max_group = 1;
+		const size_t cap = plan_bytes(n, split, atomic, unlimited), least = plan_bytes(n, split, lean, unlimited);
+		return least >= cap ? least : plan_bytes(n, split, msm_config{}, cap);
 	}
 
 	// plan_bytes is the big arena an MSM over n scalars needs with as many windows per

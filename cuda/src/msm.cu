@@ -142,13 +142,12 @@ extern "C" filc2_status filc2_msm_plan_bytes(int32_t group, size_t n, int32_t fl
 		if (!bytes) throw_invalid("msm: null output");
 		if (flags & ~FILC2_MSM_RESERVE_SPLIT) throw_invalid("msm: unknown reserve flags");
 		const bool split = (flags & FILC2_MSM_RESERVE_SPLIT) != 0;
-		const size_t unlimited = ~size_t(0);
 		switch (group) {
 		case FILC2_MSM_G1:
-			*bytes = engine<fp_t>::plan_bytes(n, split, msm_config{}, unlimited);
+			*bytes = engine<fp_t>::estimate_bytes(n, split);
 			break;
 		case FILC2_MSM_G2:
-			*bytes = engine<fp2_t>::plan_bytes(n, split, msm_config{}, unlimited);
+			*bytes = engine<fp2_t>::estimate_bytes(n, split);
 			break;
 		default:
 			throw_invalid("msm: unknown group");
