@@ -551,8 +551,33 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 	std::printf("%s: done in %.1f s\n", name, sec);
 }
 
+// check_estimates: the scratch a loader holds back (estimate_bytes) is the default sort's plan
+// within the atomic sort's, and never below the leanest (one window a pass) default plan.
+template <class F>
+void check_estimates(const char* name) {
+	const size_t unlimited = ~size_t(0);
+	msm_config atomic, lean;
+	atomic.sort = sort_atomic;
+	lean.max_group = 1;
+	for (size_t n : {size_t(1), size_t(100), size_t(100000), size_t(1) << 24, (size_t(1) << 27) - 1}) {
+		for (bool split : {false, true}) {
+			const size_t est = engine<F>::estimate_bytes(n, split);
+			const size_t a = engine<F>::plan_bytes(n, split, atomic, unlimited);
+			const size_t least = engine<F>::plan_bytes(n, split, lean, unlimited);
+			const size_t full = engine<F>::plan_bytes(n, split, msm_config{}, unlimited);
+			if (est > std::max(a, least) || est < least || est > full) {
+				std::printf("FAIL %s estimate n=%zu split=%d: %zu bytes (atomic %zu, one window %zu, unlimited %zu)\n",
+				            name, n, split, est, a, least, full);
+				++failures;
+			}
+		}
+	}
+}
+
 int main(int argc, char** argv) {
 	const bool g2 = argc < 2 || std::string(argv[1]) != "g1";
+	check_estimates<fp_t>("G1");
+	check_estimates<fp2_t>("G2");
 	run_group<fp_t>("G1", g1_gen(), 600, true);
 	if (g2) run_group<fp2_t>("G2", g2_gen(), 70, false);
 	if (g2) {
