@@ -802,8 +802,7 @@ class engine {
 	// before the no_key ones.
 	const pair_t* radix_sort(const fr_t* prepared, const uint32_t* idx, size_t n, int c, int w0, int w1,
 	                         const group_plan& p, timer* tm) {
-		const size_t m = n * static_cast<size_t>(w1 - w0);
-		if (m > size_t(INT_MAX)) msm_invalid("msm: a radix sort pass over more than 2^31 - 1 pairs");
+		const size_t m = n * static_cast<size_t>(w1 - w0);  // ≤ INT_MAX: pick_group_in
 		launch<radix_keys_body>(s_, n, prepared, idx, n, c, w0, w1, p.binned);
 		if (tm) tm->mark(s_, phase_hist);
 		const int end_bit = radix_end_bit(static_cast<size_t>(w1 - w0) << (c - 1));

@@ -201,11 +201,7 @@ class domain {
 		coset_lde(b, st, true);
 		// c's coefficients, scaled by 1/((g^N − 1)·N) in its last pass, bit-reversed order:
 		// the positions of the coset iNTT's output before its scatter.
-		for (int q = 0; q < P; ++q) {
-			pass_args pa = args(q, c, c);
-			pa.sd[0] = sub(q, q == P - 1 ? V_C_ZSCALE : V_INV);
-			launch(PROG_DIF, pa, q, st);
-		}
+		dif(c, c, nullptr, true, false, SCALE_ZINV_N, st);
 		// b's last coset-NTT pass, a·b, and the first pass of the coset iNTT.
 		{
 			pass_args pa = args(0, b, b);
@@ -462,6 +458,8 @@ class domain {
 					set_edge(p, EDGE_RL, 2, scale);
 				} else if (scale == SCALE_INV_N) {
 					v = V_C_SCALE;
+				} else if (scale == SCALE_ZINV_N) {
+					v = V_C_ZSCALE;
 				} else if (scale != SCALE_ONE) {
 					throw std::logic_error("ntt: unsupported scale");
 				}
