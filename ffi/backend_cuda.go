@@ -94,7 +94,7 @@ type Prover struct {
 	bg2     *G2Bases
 	dc      *DeviceCircuit // nil: SpMV on the host
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
-	overlap bool           // the L, A and B MSMs run beside the H pipeline (FILC2_OVERLAP=1; default: after it)
+	overlap bool           // the A and B MSMs run beside the H pipeline (FILC2_OVERLAP=1; default: after it)
 	fold    bool           // a padded partition's small MSMs over folded bases (FILC2_FOLD; foldFromEnv)
 
 	folds        *foldSet // the folded bases of the last padded partition (groth16.Repeat); p.gpu
@@ -110,6 +110,9 @@ type Prover struct {
 
 	scratchBytes uint64 // the MSM scratch the five queries share, reserved at load
 	footprint    uint64 // the device memory taken at load
+
+	maxOut   int32              // tests: at most this many witness buffers out at once (0: as memory allows)
+	testHook func(point string) // tests: called at named points of the kernel section
 }
 
 // maxSpare bounds the witness buffers a Prover keeps between partitions (two workers
@@ -539,21 +542,23 @@ func isNilCloser(c interface{ Close() error }) bool {
 // a new one; with no device memory for it while another is out, it waits for that one.
 func (p *Prover) takeWitness(ctx context.Context) (*FrBuffer, error) {
 	for {
-		b, ok, closed := p.spare.take()
-		switch {
-		case closed:
-			return nil, errors.New("ffi: the prover is closed")
-		case ok:
-			p.out.Add(1)
-			return b, nil
-		}
-		b, err := AllocFr(p.device, p.shape.NumInputs+p.shape.NumAux)
-		if err == nil {
-			p.out.Add(1)
-			return b, nil
-		}
-		if !errors.Is(err, ErrOutOfMemory) || p.out.Load() == 0 {
-			return nil, fmt.Errorf("witness buffer on device %d: %w", p.device, err)
+		if p.maxOut == 0 || p.out.Load() < p.maxOut {
+			b, ok, closed := p.spare.take()
+			switch {
+			case closed:
+				return nil, errors.New("ffi: the prover is closed")
+			case ok:
+				p.out.Add(1)
+				return b, nil
+			}
+			b, err := AllocFr(p.device, p.shape.NumInputs+p.shape.NumAux)
+			if err == nil {
+				p.out.Add(1)
+				return b, nil
+			}
+			if !errors.Is(err, ErrOutOfMemory) || p.out.Load() == 0 {
+				return nil, fmt.Errorf("witness buffer on device %d: %w", p.device, err)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -766,16 +771,28 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		}
 		lap(&st.Scalars)
 	}
-	// The H pipeline runs on the domain's stream (asynchronous); with p.overlap the L, A
-	// and B MSMs run meanwhile on their queries' streams. They share no data: H works in
-	// a, b and c, the MSMs read the witness and the A and B scalars.
+	// The witness's readers are the SpMV and the L MSM: L runs first and the buffer goes
+	// back at once, so that the other worker's upload runs under the rest of this section
+	// (an 80 GB card under a 32GiB key has room for one witness buffer only).
+	s := &raw.Sums
+	f := p.foldsOf(x)
+	if err := p.witnessMSM(x, f, s, st); err != nil {
+		return nil, err
+	}
+	lap(&st.MSML)
+	x.Release()
+	if p.testHook != nil {
+		p.testHook(hookWitnessReturned)
+	}
+	// The H pipeline runs on the domain's stream (asynchronous); with p.overlap the A and
+	// B MSMs run meanwhile on their queries' streams. They share no data: H works in a, b
+	// and c, the MSMs read the A and B scalars.
 	hb, err := p.domain.HDevice(wk.a, wk.b, wk.c)
 	if err != nil {
 		return nil, fmt.Errorf("H pipeline: %w", err)
 	}
-	s := &raw.Sums
 	if p.overlap {
-		if err := p.smallMSMs(x, wk, s, st, lap, func() {}); err != nil {
+		if err := p.scalarMSMs(f, wk, s, st, lap, func() {}); err != nil {
 			_ = p.domain.Sync() // the pipeline still works in a, b, c: let it finish first
 			return nil, err
 		}
@@ -799,35 +816,56 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		return nil, fault.Errorf(fault.Section, "after the H MSM on device %d", p.device)
 	}
 	if !p.overlap {
-		if err := p.smallMSMs(x, wk, s, st, lap, yield); err != nil {
+		if err := p.scalarMSMs(f, wk, s, st, lap, yield); err != nil {
 			return nil, err
 		}
 	}
 	return raw, nil
 }
 
-// smallMSMs runs the L, A, B_G1 and B_G2 MSMs of the section (yield between B_G1 and
-// B_G2 lends the GPU to a critical job when nothing else of this section is in flight).
-func (p *Prover) smallMSMs(x *Prepared, wk *workBuffers, s *groth16.Sums, st *StageTimes, lap func(*time.Duration),
-	yield func()) error {
-	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
-	var f *foldSet
-	if x.repeat != nil {
-		var err error
-		if f, err = p.foldsFor(*x.repeat); err != nil {
-			f = nil // no room for the folded bases, say: every query in full
-		}
+// hookWitnessReturned is the point of the section where the witness buffer has gone
+// back (Prover.testHook).
+const hookWitnessReturned = "witness returned"
+
+// foldsOf returns the folded bases for x's checked Repeat, nil for a partition without
+// one or where the folded bases find no room (every query then runs in full). p.gpu held.
+func (p *Prover) foldsOf(x *Prepared) *foldSet {
+	if x.repeat == nil {
+		return nil
 	}
-	fl, fa, fb, fb2 := f.devices()
-	var sl, sa, sb groth16.Span
+	f, err := p.foldsFor(*x.repeat)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// witnessMSM is the L MSM, the section's last reader of the witness buffer.
+func (p *Prover) witnessMSM(x *Prepared, f *foldSet, s *groth16.Sums, st *StageTimes) error {
+	fl, _, _, _ := f.devices()
+	var sl groth16.Span
 	if f != nil {
-		sl, sa, sb = f.l, f.a, f.b
+		sl = f.l
 	}
 	var err error
 	if s.L, err = queryMSM(p.l, fl, sl, x.w.At(p.shape.NumInputs), p.shape.NumAux, st); err != nil {
 		return fmt.Errorf("L MSM: %w", err)
 	}
-	lap(&st.MSML)
+	return nil
+}
+
+// scalarMSMs runs the A, B_G1 and B_G2 MSMs of the section over the SpMV's compacted
+// scalars (yield between B_G1 and B_G2 lends the GPU to a critical job when nothing
+// else of this section is in flight).
+func (p *Prover) scalarMSMs(f *foldSet, wk *workBuffers, s *groth16.Sums, st *StageTimes, lap func(*time.Duration),
+	yield func()) error {
+	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
+	_, fa, fb, fb2 := f.devices()
+	var sa, sb groth16.Span
+	if f != nil {
+		sa, sb = f.a, f.b
+	}
+	var err error
 	if s.A, err = queryMSM(p.a, fa, sa, wk.as.Pointer(), nA, st); err != nil {
 		return fmt.Errorf("A MSM: %w", err)
 	}

@@ -318,6 +318,76 @@ func TestBackendOverlap(t *testing.T) {
 	e.refused(t, "FILC2_OVERLAP", "yes")
 }
 
+// TestBackendWitnessReturnedEarly: with room for one witness buffer (an 80 GB card under
+// a 32GiB key), the next partition's upload runs inside this partition's kernel section —
+// the section gives the buffer back once the L MSM has read it — and every proof, in
+// either overlap order, is the CPU proof byte for byte.
+func TestBackendWitnessReturnedEarly(t *testing.T) {
+	e := newEnvProofs(t, 11)
+	for _, overlap := range []string{"0", "1"} {
+		t.Run("overlap="+overlap, func(t *testing.T) {
+			ctx := context.Background()
+			t.Setenv("FILC2_OVERLAP", overlap)
+			gp, err := LoadProver(ctx, 0, e.pr.PK, e.pr.Circuit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gp.Close()
+			gp.maxOut = 1
+			x1, err := gp.prepare(ctx, e.w, e.r, e.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type prepared struct {
+				x   *Prepared
+				err error
+			}
+			next := make(chan prepared, 1)
+			var x2 *Prepared
+			gp.testHook = func(point string) {
+				if point != hookWitnessReturned || x2 != nil {
+					return
+				}
+				go func() {
+					x, err := gp.prepare(ctx, e.w, e.r, e.s)
+					next <- prepared{x, err}
+				}()
+				select {
+				case p := <-next:
+					if p.err != nil {
+						t.Errorf("the second partition's prepare: %v", p.err)
+					}
+					x2 = p.x
+				case <-time.After(20 * time.Second):
+					t.Error("the second partition's upload did not run inside the first's kernel section")
+				}
+			}
+			raws := make([]*Raw, 0, 2)
+			raw, err := gp.runGPU(ctx, x1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, raw)
+			if x2 == nil {
+				t.Fatal("the section never handed its witness buffer to a second partition")
+			}
+			if raw, err = gp.runGPU(ctx, x2); err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, raw)
+			for i, raw := range raws {
+				got := gp.finish(raw)
+				if !got.A.Equal(&e.want.A) || !got.B.Equal(&e.want.B) || !got.C.Equal(&e.want.C) {
+					t.Errorf("proof %d: the CUDA proof differs from the CPU proof with the same r, s", i)
+				}
+			}
+			if n := gp.out.Load(); n != 0 {
+				t.Errorf("%d witness buffers still out after both sections", n)
+			}
+		})
+	}
+}
+
 // envProofs proves a 2KiB partition with provers loaded under an environment variable and
 // compares with the CPU proof for the same r, s.
 type envProofs struct {
