@@ -5,7 +5,6 @@ package ffi
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -15,10 +14,12 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/filc2/filc2/internal/refh"
 )
 
 // GPU tests of the Fr NTT (ntt_cuda.go, cuda/ntt/) against gnark-crypto's fft, and of the
-// H pipeline against proofs/groth16's computeH (copied below). Fresh random inputs every
+// H pipeline against bellperson's seven-transform route (internal/refh). Fresh random inputs every
 // run; device outputs are poisoned first (host side, and device side for out-of-place runs).
 
 var nttSizes = []int{1, 2, 3, 5, 10, 11, 16, 20, 22}
@@ -218,28 +219,6 @@ func TestNTTRoundTrip(t *testing.T) {
 	}
 }
 
-// referenceH is proofs/groth16's computeH (bellperson's H), copied: iFFT of a, b and c
-// over ω, FFT on the coset g = 7, pointwise (a·b − c)/(g^m − 1), iFFT on the coset. a is
-// overwritten and returned.
-func referenceH(domain *fft.Domain, a, b, c []fr.Element) []fr.Element {
-	for _, v := range [][]fr.Element{a, b, c} {
-		domain.FFTInverse(v, fft.DIF)
-		domain.FFT(v, fft.DIT, fft.OnCoset())
-	}
-	m := len(a)
-	var zInv fr.Element // (g^m − 1)^−1: Z is constant on the coset
-	zInv.Exp(domain.FrMultiplicativeGen, new(big.Int).SetUint64(uint64(m)))
-	var one fr.Element
-	one.SetOne()
-	zInv.Sub(&zInv, &one).Inverse(&zInv)
-	for i := 0; i < m; i++ {
-		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
-	}
-	domain.FFTInverse(a, fft.DIF, fft.OnCoset())
-	fft.BitReverse(a)
-	return a[:m-1]
-}
-
 // constraintLike returns evaluations shaped like a proof's: random up to used, zero padding.
 func constraintLike(n, used int) []fr.Element {
 	v := fastFr(n)
@@ -253,7 +232,7 @@ func checkH(t *testing.T, d *Domain, used int) {
 	t.Helper()
 	n := d.Size()
 	a, b, c := constraintLike(n, used), constraintLike(n, used), constraintLike(n, used)
-	want := referenceH(fft.NewDomain(uint64(n)), slices.Clone(a), slices.Clone(b), slices.Clone(c))
+	want := refh.H(fft.NewDomain(uint64(n)), slices.Clone(a), slices.Clone(b), slices.Clone(c))
 	got, err := d.H(a, b, c)
 	if err != nil {
 		t.Fatalf("H k=%d: %v", d.LogN(), err)
@@ -264,7 +243,7 @@ func checkH(t *testing.T, d *Domain, used int) {
 	mismatches(t, fmt.Sprintf("H k=%d used=%d", d.LogN(), used), got, want, frShow(got, want))
 }
 
-// TestHPipeline: the device H equals computeH for m = 2^10, 2^16, 2^20 (the brief), small
+// TestHPipeline: the device H equals bellperson's seven-transform H (refh.H) for m = 2^10, 2^16, 2^20 (the brief), small
 // and odd plans, dense and padded inputs; and HPipeline's convenience path.
 func TestHPipeline(t *testing.T) {
 	for _, k := range []int{10, 16, 20} {
@@ -287,7 +266,7 @@ func TestHPipeline(t *testing.T) {
 	// HPipeline: a domain for the occasion.
 	n := 1 << 12
 	a, b, c := constraintLike(n, 3000), constraintLike(n, 3000), constraintLike(n, 3000)
-	want := referenceH(fft.NewDomain(uint64(n)), slices.Clone(a), slices.Clone(b), slices.Clone(c))
+	want := refh.H(fft.NewDomain(uint64(n)), slices.Clone(a), slices.Clone(b), slices.Clone(c))
 	got, err := HPipeline(a, b, c)
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +344,7 @@ func TestNTTDeviceBuffers(t *testing.T) {
 	if err := hb.Download(h); err != nil {
 		t.Fatal(err)
 	}
-	wantH := referenceH(dom, in[0], in[1], in[2])
+	wantH := refh.H(dom, in[0], in[1], in[2])
 	mismatches(t, "HDevice", h[:n-1], wantH, frShow(h, wantH))
 }
 

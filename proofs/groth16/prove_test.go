@@ -10,6 +10,8 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/filc2/filc2/internal/refh"
 )
 
 // bellperson's ω for 2^27 (spec §6.2) and the 2^32 root it derives from.
@@ -113,7 +115,7 @@ func TestComputeHEqualsSevenTransforms(t *testing.T) {
 	for _, m := range []int{2, 16, 1024} {
 		a, b, c := randomVec(r, m), randomVec(r, m), randomVec(r, m)
 		d := fft.NewDomain(uint64(m))
-		want := sevenTransformH(d, slices.Clone(a), slices.Clone(b), slices.Clone(c))
+		want := refh.H(d, slices.Clone(a), slices.Clone(b), slices.Clone(c))
 		for _, tasks := range []int{1, 3} {
 			got := computeH(d, slices.Clone(a), slices.Clone(b), slices.Clone(c), tasks)
 			if len(got) != len(want) {
@@ -126,26 +128,6 @@ func TestComputeHEqualsSevenTransforms(t *testing.T) {
 			}
 		}
 	}
-}
-
-// sevenTransformH is bellperson's H as it computes it: iFFT of a, b and c, FFT on the
-// coset, (a·b − c)/(g^m − 1), iFFT on the coset.
-func sevenTransformH(domain *fft.Domain, a, b, c []fr.Element) []fr.Element {
-	for _, v := range [][]fr.Element{a, b, c} {
-		domain.FFTInverse(v, fft.DIF)
-		domain.FFT(v, fft.DIT, fft.OnCoset())
-	}
-	m := len(a)
-	var zInv, one fr.Element
-	zInv.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
-	one.SetOne()
-	zInv.Sub(&zInv, &one).Inverse(&zInv)
-	for i := range a {
-		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
-	}
-	domain.FFTInverse(a, fft.DIF, fft.OnCoset())
-	fft.BitReverse(a)
-	return a[:m-1]
 }
 
 // The 0/1 split gives the same sum as plain Pippenger, for G1 and G2.
