@@ -38,9 +38,10 @@
 #               overlap: the section against c2-32g's on the same machine
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
 #               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
-#   real-32g, real-32g-gw1, real-64g
+#   real-32g, real-32g-gw1, real-32g-overlap, real-64g
 #               filc2 bench c2 --sparse --setup-key: sparse sectors, a key set up on the GPU, every
-#               partition verified (4 jobs 2 in flight, 2 GPU workers; gw1: 3 jobs, 1 worker)
+#               partition verified (4 jobs 2 in flight, 2 GPU workers; gw1: 3 jobs, 1 worker; overlap:
+#               FILC2_OVERLAP=1, the A and B MSMs beside the H pipeline)
 #   post-small  filc2 bench post --setup-key on the GPU: Window V1_1 and Winning at 2KiB and 8MiB, every
 #               proof verified
 #   post-32g    the same at 32GiB: WinningPoSt (10 proofs), then a full WindowPoSt partition of 2349 sparse
@@ -56,6 +57,7 @@
 #               a proof with two partitions swapped (8MiB) that must be invalid
 #   lone-32g    a lone 32GiB PoRep proof (bench c2 --sparse --setup-key, 3 jobs one at a time), with
 #               synthesis.ramp and with --ramp=false: submission to verified proof, the first kernel's start
+#               (lone-32g-ramp: with synthesis.ramp only)
 #   snap-32g, snap-64g
 #               filc2 bench c2 --update-proof --setup-key: SnapDeals on periodic fixture updates, the update key
 #               set up on the GPU, every partition verified (4 jobs 2 in flight, 2 GPU workers; 64g: 3 jobs)
@@ -240,22 +242,26 @@ for s in "$@"; do
 		echo "exit $?"
 		grep -E '^\s*--- (PASS|FAIL)|setup on the CPU|^(panic|FAIL)' "$out/setup-test.log" | head -20
 		;;
-	real-32g | real-32g-gw1 | real-64g)
+	real-32g | real-32g-gw1 | real-32g-overlap | real-64g)
 		step "bench c2 --sparse --setup-key ($s)"
 		p=StackedDrg32GiBV1_1
 		[ "$s" = real-64g ] && p=StackedDrg64GiBV1_1
 		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
 		[ "$s" = real-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
+		overlap=${FILC2_OVERLAP:-0}
+		[ "$s" = real-32g-overlap ] && overlap=1
 		mkdir -p $pce
-		timeout 560 ./filc2 bench c2 -p $p --sparse --setup-key --backend cuda --params $pce "${args[@]}" \
+		FILC2_OVERLAP=$overlap timeout 560 ./filc2 bench c2 -p $p --sparse --setup-key --backend cuda --params $pce "${args[@]}" \
 			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
 		echo "exit $?"
 		cat "$out/$s.txt"
 		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
 		;;
-	lone-32g)
+	lone-32g | lone-32g-ramp)
 		mkdir -p $pce
-		for r in true false; do
+		ramps=(true false)
+		[ "$s" = lone-32g-ramp ] && ramps=(true)
+		for r in "${ramps[@]}"; do
 			step "bench c2 lone 32GiB, ramp=$r"
 			timeout 280 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --sparse --setup-key --backend cuda --params $pce \
 				--jobs 3 --concurrency 1 --ramp=$r --timeline "$out/lone-32g-$r.svg" >"$out/lone-32g-$r.txt" 2>"$out/lone-32g-$r.err"
