@@ -673,10 +673,16 @@ func printBenchC2(w io.Writer, r *benchreport.Report) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Stage, secs(s.Median), secs(s.Max), s.What)
 	}
 	tw.Flush()
-	if len(r.Kernels) > 0 {
-		fmt.Fprintf(w, "\nGPU section split (medians of %s):\n", plural(r.Kernels[0].Count, "partition"))
+	for _, split := range []struct {
+		title  string
+		stages []benchreport.Stage
+	}{{"gpu_pre split", r.Prepare}, {"GPU section split", r.Kernels}} {
+		if len(split.stages) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (medians of %s):\n", split.title, plural(split.stages[0].Count, "partition"))
 		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		for _, s := range r.Kernels {
+		for _, s := range split.stages {
 			fmt.Fprintf(tw, "  %s\t%s\t%s max\t\n", s.Stage, secs(s.Median), secs(s.Max))
 		}
 		tw.Flush()

@@ -38,6 +38,9 @@ func TestOneJobOnTwoGPUs(t *testing.T) {
 		if want := []KernelTime{{"fake", time.Millisecond}, {fmt.Sprintf("k%d", pt.Partition), time.Duration(pt.Partition)}}; !slices.Equal(pt.Kernels, want) {
 			t.Errorf("partition %d kernel split %+v, want %+v", pt.Partition, pt.Kernels, want)
 		}
+		if want := []KernelTime{{"buffer_wait", time.Duration(pt.Partition)}, {"upload", time.Microsecond}}; !slices.Equal(pt.PrepareSteps, want) {
+			t.Errorf("partition %d gpu_pre split %+v, want %+v", pt.Partition, pt.PrepareSteps, want)
+		}
 		gpus[pt.GPU] = true
 	}
 	if !gpus[0] || !gpus[1] || len(gpus) != 2 {

@@ -296,6 +296,11 @@ func (r fakeRaw) KernelSplit() ([]string, []time.Duration) {
 	return []string{"fake", fmt.Sprintf("k%d", r.k)}, []time.Duration{time.Millisecond, time.Duration(r.k)}
 }
 
+// PrepareSplit reports gpu_pre's steps the same way.
+func (r fakeRaw) PrepareSplit() ([]string, []time.Duration) {
+	return []string{"buffer_wait", "upload"}, []time.Duration{time.Duration(r.k), time.Microsecond}
+}
+
 func (p *fakePrepared) take() {
 	p.f.mu.Lock()
 	defer p.f.mu.Unlock()

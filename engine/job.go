@@ -133,6 +133,9 @@ type PartitionTiming struct {
 	// Kernels is where the GPU section's time went, when the backend says
 	// (its Raw has a KernelSplit method): SpMV, H, each MSM.
 	Kernels []KernelTime `json:"kernels,omitempty"`
+	// PrepareSteps is where gpu_pre went, when the backend says (its Raw has a
+	// PrepareSplit method): a host SpMV, the wait for a device witness buffer, the upload.
+	PrepareSteps []KernelTime `json:"gpu_pre_split,omitempty"`
 	// Verified is whether the proof passed Circuit.Verify. Outside synthetic
 	// mode it always did: a proof that does not fails its job.
 	Verified bool `json:"verified"`

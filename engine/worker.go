@@ -175,11 +175,12 @@ func (e *Engine) attempt(w *workerState, lock *gpuLock, p *partition) (*groth16.
 	if ks, ok := raw.(interface {
 		KernelSplit() ([]string, []time.Duration)
 	}); ok {
-		names, ds := ks.KernelSplit()
-		p.t.Kernels = p.t.Kernels[:0]
-		for i := range min(len(names), len(ds)) {
-			p.t.Kernels = append(p.t.Kernels, KernelTime{Name: names[i], Time: ds[i]})
-		}
+		p.t.Kernels = splitTimes(p.t.Kernels[:0], ks.KernelSplit)
+	}
+	if ps, ok := raw.(interface {
+		PrepareSplit() ([]string, []time.Duration)
+	}); ok {
+		p.t.PrepareSteps = splitTimes(p.t.PrepareSteps[:0], ps.PrepareSplit)
 	}
 
 	var proof *groth16.Proof
@@ -355,4 +356,13 @@ func release(x any) {
 	if r, ok := x.(interface{ Release() }); ok {
 		r.Release()
 	}
+}
+
+// splitTimes appends a backend's named steps (KernelSplit, PrepareSplit) to dst.
+func splitTimes(dst []KernelTime, split func() ([]string, []time.Duration)) []KernelTime {
+	names, ds := split()
+	for i := range min(len(names), len(ds)) {
+		dst = append(dst, KernelTime{Name: names[i], Time: ds[i]})
+	}
+	return dst
 }

@@ -690,6 +690,8 @@ func (p *Prover) prepare(ctx context.Context, w *groth16.Assignment, r, s fr.Ele
 	if err != nil {
 		return nil, err
 	}
+	x.Times.BufferWait = time.Since(t0)
+	t0 = time.Now()
 	aux := w.Aux
 	if repeat != nil {
 		aux = aux[:repeat.Start+repeat.Len]
@@ -923,6 +925,17 @@ func (r *Raw) KernelSplit() ([]string, []time.Duration) {
 	}
 	return []string{"spmv", "h", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"},
 		[]time.Duration{t.SpMV, t.H, t.MSMH, t.MSML, t.MSMA, t.MSMBG1, t.MSMBG2}
+}
+
+// PrepareSplit says where Prepare's time went (the engine records it per partition):
+// the host SpMV where the matrices are not on the device, the wait for a device witness
+// buffer, the upload.
+func (r *Raw) PrepareSplit() ([]string, []time.Duration) {
+	t := r.Times
+	if t.ABC > 0 {
+		return []string{"host_spmv", "buffer_wait", "upload"}, []time.Duration{t.ABC, t.BufferWait, t.Upload}
+	}
+	return []string{"buffer_wait", "upload"}, []time.Duration{t.BufferWait, t.Upload}
 }
 
 // CopiesWitness reports that Prepare copies the witness to the device (the engine

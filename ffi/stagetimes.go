@@ -11,18 +11,22 @@ import (
 
 // StageTimes is where one CUDA proof's time went (wall time of each stage).
 type StageTimes struct {
-	ABC     time.Duration // SpMV on the host (when the matrices are not on the device)
-	Upload  time.Duration // the witness (and host SpMV results) to the device
-	SpMV    time.Duration // a, b, c and the query scalars on the device
-	Scalars time.Duration // host SpMV only: its results uploaded in the kernel section
-	H       time.Duration // the H pipeline on the device
-	MSMH    time.Duration
-	MSML    time.Duration
-	MSMA    time.Duration
-	MSMBG1  time.Duration
-	MSMBG2  time.Duration
-	Finish  time.Duration // proof assembly
-	Folded  int           // small MSMs (of L, A, B_G1, B_G2) run over a padded partition's folded bases
+	ABC time.Duration // SpMV on the host (when the matrices are not on the device)
+	// BufferWait is Prepare taking a device witness buffer: a spare one, a new one, or,
+	// where the device has room for one only, the wait for another partition's section
+	// to give its buffer back.
+	BufferWait time.Duration
+	Upload     time.Duration // the witness to the device
+	SpMV       time.Duration // a, b, c and the query scalars on the device
+	Scalars    time.Duration // host SpMV only: its results uploaded in the kernel section
+	H          time.Duration // the H pipeline on the device
+	MSMH       time.Duration
+	MSML       time.Duration
+	MSMA       time.Duration
+	MSMBG1     time.Duration
+	MSMBG2     time.Duration
+	Finish     time.Duration // proof assembly
+	Folded     int           // small MSMs (of L, A, B_G1, B_G2) run over a padded partition's folded bases
 }
 
 // GPU is the time of the kernel section (RunGPU).
@@ -31,7 +35,9 @@ func (t StageTimes) GPU() time.Duration {
 }
 
 // Total is the sum of the stages.
-func (t StageTimes) Total() time.Duration { return t.ABC + t.Upload + t.GPU() + t.Finish }
+func (t StageTimes) Total() time.Duration {
+	return t.ABC + t.BufferWait + t.Upload + t.GPU() + t.Finish
+}
 
 // HostWorkingBytes is the host memory one partition's stages hold beyond the witness.
 // With the circuit's matrices resident on the device (DeviceBytesNeeded fits the

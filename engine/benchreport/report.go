@@ -52,7 +52,8 @@ type Report struct {
 	PoSt *PoSt `json:"post,omitempty"`
 
 	Stages     []Stage  `json:"stages"`
-	Kernels    []Stage  `json:"kernels,omitempty"` // the GPU section's split, when the backend reports it
+	Kernels    []Stage  `json:"kernels,omitempty"`       // the GPU section's split, when the backend reports it
+	Prepare    []Stage  `json:"gpu_pre_split,omitempty"` // gpu_pre's split (buffer wait, upload), when the backend reports it
 	GPUUse     []GPUUse `json:"gpu_utilisation"`
 	Unverified int      `json:"unverified_partitions"`
 	// Faults is what --inject-faults injected (hits/calls per point), Retried
@@ -185,20 +186,8 @@ func Summarize(rep *Report, jobs []Job, first, last Mark) {
 			rep.GPUBound = st.Median * time.Duration(rep.Partitions) / time.Duration(len(rep.GPUs))
 		}
 	}
-	var kernelOrder []string
-	kernels := map[string][]time.Duration{}
-	for i := range parts {
-		for _, k := range parts[i].Kernels {
-			if _, ok := kernels[k.Name]; !ok {
-				kernelOrder = append(kernelOrder, k.Name)
-			}
-			kernels[k.Name] = append(kernels[k.Name], k.Time)
-		}
-	}
-	for _, name := range kernelOrder {
-		ds := kernels[name]
-		rep.Kernels = append(rep.Kernels, Stage{Stage: name, What: "in the GPU section", Count: len(ds), Median: Median(ds), Max: slices.Max(ds)})
-	}
+	rep.Kernels = splitStages(parts, func(p *engine.PartitionTiming) []engine.KernelTime { return p.Kernels }, "in the GPU section")
+	rep.Prepare = splitStages(parts, func(p *engine.PartitionTiming) []engine.KernelTime { return p.PrepareSteps }, "in gpu_pre")
 	busyAt := func(m Mark, dev int) engine.LockStatus {
 		for _, g := range m.Status.GPUs {
 			if g.Device == dev {
@@ -248,4 +237,25 @@ func Ratio(a, b time.Duration) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// splitStages is the median and max of each named step of the partitions' splits
+// (kernel section, gpu_pre), in the order the steps first appear.
+func splitStages(parts []engine.PartitionTiming, steps func(*engine.PartitionTiming) []engine.KernelTime, what string) []Stage {
+	var order []string
+	times := map[string][]time.Duration{}
+	for i := range parts {
+		for _, k := range steps(&parts[i]) {
+			if _, ok := times[k.Name]; !ok {
+				order = append(order, k.Name)
+			}
+			times[k.Name] = append(times[k.Name], k.Time)
+		}
+	}
+	var out []Stage
+	for _, name := range order {
+		ds := times[name]
+		out = append(out, Stage{Stage: name, What: what, Count: len(ds), Median: Median(ds), Max: slices.Max(ds)})
+	}
+	return out
 }

@@ -15,7 +15,8 @@ func TestSummarize(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	part := func(k int, done float64, gpu time.Duration) engine.PartitionTiming {
-		return engine.PartitionTiming{Partition: k, GPUTime: gpu, Completed: at(done), Kernels: []engine.KernelTime{{Name: "msm_h", Time: gpu / 2}}}
+		return engine.PartitionTiming{Partition: k, GPUTime: gpu, Completed: at(done), Kernels: []engine.KernelTime{{Name: "msm_h", Time: gpu / 2}},
+			PrepareSteps: []engine.KernelTime{{Name: "buffer_wait", Time: gpu}, {Name: "upload", Time: time.Duration(k+1) * time.Millisecond}}}
 	}
 	jobs := []Job{
 		{ID: "a", Submitted: at(0), Finished: at(4), Result: engine.Result{Proof: []byte{1}, Partitions: []engine.PartitionTiming{part(0, 3, time.Second), part(1, 4, 2*time.Second)}}},
@@ -40,6 +41,11 @@ func TestSummarize(t *testing.T) {
 	}
 	if len(rep.Kernels) != 1 || rep.Kernels[0].Stage != "msm_h" || rep.Kernels[0].Median != 500*time.Millisecond {
 		t.Fatalf("kernels %+v", rep.Kernels)
+	}
+	// gpu_pre's split: buffer_wait over 1, 2, 1, 1 s; upload 1, 2, 1, 2 ms (the upper median).
+	if len(rep.Prepare) != 2 || rep.Prepare[0].Stage != "buffer_wait" || rep.Prepare[0].Median != time.Second ||
+		rep.Prepare[0].Max != 2*time.Second || rep.Prepare[1].Stage != "upload" || rep.Prepare[1].Median != 2*time.Millisecond {
+		t.Fatalf("gpu_pre split %+v", rep.Prepare)
 	}
 	if u := rep.GPUUse[0]; u.Overall != 5.0/8 || u.Steady != 0.5 {
 		t.Fatalf("utilisation %+v", u)
