@@ -845,10 +845,7 @@ func (p *Prover) foldsOf(x *Prepared) *foldSet {
 // witnessMSM is the L MSM, the section's last reader of the witness buffer.
 func (p *Prover) witnessMSM(x *Prepared, f *foldSet, s *groth16.Sums, st *StageTimes) error {
 	fl, _, _, _ := f.devices()
-	var sl groth16.Span
-	if f != nil {
-		sl = f.l
-	}
+	sl, _, _ := f.spans()
 	var err error
 	if s.L, err = queryMSM(p.l, fl, sl, x.w.At(p.shape.NumInputs), p.shape.NumAux, st); err != nil {
 		return fmt.Errorf("L MSM: %w", err)
@@ -863,10 +860,7 @@ func (p *Prover) scalarMSMs(f *foldSet, wk *workBuffers, s *groth16.Sums, st *St
 	yield func()) error {
 	nA, nB := p.shape.NumInputs+p.shape.AAux, p.shape.BInput+p.shape.BAux
 	_, fa, fb, fb2 := f.devices()
-	var sa, sb groth16.Span
-	if f != nil {
-		sa, sb = f.a, f.b
-	}
+	_, sa, sb := f.spans()
 	var err error
 	if s.A, err = queryMSM(p.a, fa, sa, wk.as.Pointer(), nA, st); err != nil {
 		return fmt.Errorf("A MSM: %w", err)

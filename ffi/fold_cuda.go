@@ -116,6 +116,15 @@ type msmDevice[J any] interface {
 	MSMDevice(scalars unsafe.Pointer, n int, split bool) (J, error)
 }
 
+// spans returns the repeated spans of L, A and B that the folded handles stand for (zero
+// spans for a nil set).
+func (f *foldSet) spans() (l, a, b groth16.Span) {
+	if f == nil {
+		return
+	}
+	return f.l, f.a, f.b
+}
+
 // devices returns the folded handles as MSMs, nil where a query runs in full (also for
 // a nil set).
 func (f *foldSet) devices() (l, a, b msmDevice[bls.G1Jac], b2 msmDevice[bls.G2Jac]) {

@@ -19,8 +19,9 @@ import (
 )
 
 // GPU tests of the Fr NTT (ntt_cuda.go, cuda/ntt/) against gnark-crypto's fft, and of the
-// H pipeline against bellperson's seven-transform route (internal/refh). Fresh random inputs every
-// run; device outputs are poisoned first (host side, and device side for out-of-place runs).
+// H pipeline against bellperson's seven-transform route (internal/refh). Fresh random
+// inputs every run; device outputs are poisoned first (host side, and device side for
+// out-of-place runs).
 
 var nttSizes = []int{1, 2, 3, 5, 10, 11, 16, 20, 22}
 
@@ -243,8 +244,9 @@ func checkH(t *testing.T, d *Domain, used int) {
 	mismatches(t, fmt.Sprintf("H k=%d used=%d", d.LogN(), used), got, want, frShow(got, want))
 }
 
-// TestHPipeline: the device H equals bellperson's seven-transform H (refh.H) for m = 2^10, 2^16, 2^20 (the brief), small
-// and odd plans, dense and padded inputs; and HPipeline's convenience path.
+// TestHPipeline: the device H equals bellperson's seven-transform H (refh.H) for m = 2^10,
+// 2^16, 2^20 (the brief), small and odd plans, dense and padded inputs; and HPipeline's
+// convenience path.
 func TestHPipeline(t *testing.T) {
 	for _, k := range []int{10, 16, 20} {
 		d := newTestDomain(t, k, DomainOptions{})
