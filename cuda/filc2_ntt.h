@@ -36,9 +36,12 @@ enum { FILC2_NTT_NN = 0, FILC2_NTT_NR = 1, FILC2_NTT_RN = 2 };
  * pass's twist (16·N bytes: 2 GiB at 2^27) for one more product per element in that pass.
  * Plan overrides, for tests and tuning: bits 8–11, the largest pass in bits (5–11, 0 =
  * default 10); bits 12–15, log2 of the elements per block (5–11, 0 = default 10); GREEDY,
- * passes of the largest size and the remainder last instead of an even split. */
+ * passes of the largest size and the remainder last instead of an even split; FOUR, 4
+ * elements a thread instead of 8 (radix-4 rounds, more warps a multiprocessor; passes and
+ * blocks capped at 2^10 elements). */
 #define FILC2_NTT_COMPACT 1u
 #define FILC2_NTT_GREEDY 2u
+#define FILC2_NTT_FOUR 4u
 #define FILC2_NTT_MAX_PASS(bits) ((uint32_t)(bits) << 8)
 #define FILC2_NTT_TILE(bits) ((uint32_t)(bits) << 12)
 
@@ -51,6 +54,7 @@ typedef struct filc2_ntt_info {
 	int32_t pass_lines[4];  /* log2 of the lo lines per block */
 	uint8_t omega[32];      /* ω, Montgomery form (an fr.Element) */
 	uint8_t omega_inv[32];
+	int32_t thread_log;     /* log2 of the elements a pass kernel's thread holds (2 or 3) */
 } filc2_ntt_info;
 
 filc2_status filc2_ntt_domain_new(int32_t device, int32_t log_n, uint32_t flags, filc2_ntt_domain **out);

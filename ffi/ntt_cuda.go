@@ -59,6 +59,10 @@ type DomainOptions struct {
 	// Greedy splits the transform into passes of MaxPassLog bits and a smaller last one
 	// instead of passes of equal size.
 	Greedy bool
+	// Four holds 4 elements a thread instead of 8 (radix-4 rounds: half the registers, more
+	// warps a multiprocessor, twice the shared-memory exchanges); passes and blocks are then
+	// capped at 2^10 elements.
+	Four bool
 }
 
 // Domain is an NTT domain of 2^LogN points on one device: bellperson's ω = 7^((r−1)/2^LogN)
@@ -77,8 +81,10 @@ type DomainInfo struct {
 	TableBytes uint64
 	PassBits   []int // bits per kernel pass (empty: a one-thread transform, LogN ≤ 4)
 	PassLines  []int // log2 of the lines each block of that pass holds
-	Omega      fr.Element
-	OmegaInv   fr.Element
+	// ThreadElems is the elements one thread of a pass kernel holds: 8, or 4 (Four).
+	ThreadElems int
+	Omega       fr.Element
+	OmegaInv    fr.Element
 }
 
 func invalid(format string, args ...any) error {
@@ -99,6 +105,9 @@ func NewDomainWith(logN int, o DomainOptions) (*Domain, error) {
 	}
 	if o.Greedy {
 		flags |= C.FILC2_NTT_GREEDY
+	}
+	if o.Four {
+		flags |= C.FILC2_NTT_FOUR
 	}
 	flags |= C.uint32_t(o.MaxPassLog&15) << 8
 	flags |= C.uint32_t(o.TileLog&15) << 12
@@ -147,7 +156,8 @@ func (d *Domain) Info() (DomainInfo, error) {
 	if err != nil {
 		return DomainInfo{}, err
 	}
-	out := DomainInfo{LogN: int(in.log_n), Device: int(in.device), TableBytes: uint64(in.table_bytes)}
+	out := DomainInfo{LogN: int(in.log_n), Device: int(in.device), TableBytes: uint64(in.table_bytes),
+		ThreadElems: 1 << int(in.thread_log)}
 	for i := 0; i < int(in.passes) && i < 4; i++ {
 		out.PassBits = append(out.PassBits, int(in.pass_bits[i]))
 		out.PassLines = append(out.PassLines, int(in.pass_lines[i]))

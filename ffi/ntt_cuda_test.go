@@ -156,6 +156,24 @@ func TestNTT(t *testing.T) {
 	}
 }
 
+// TestNTTFour: the kernels of 4 elements a thread (DomainOptions.Four: 1-bit and 2-bit
+// rounds, 2^10-element passes at most) at every size of the brief, against gnark.
+func TestNTTFour(t *testing.T) {
+	for _, k := range nttSizes {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			d := newTestDomain(t, k, DomainOptions{Four: true})
+			info, err := d.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k > 4 && info.ThreadElems != 4 {
+				t.Fatalf("Four: %d elements a thread", info.ThreadElems)
+			}
+			checkNTT(t, d, 0)
+		})
+	}
+}
+
 // TestNTTPlans: other pass plans (2–4 passes, other block shapes, the compact table) on
 // the device, which the default plans of the sizes above do not all reach.
 func TestNTTPlans(t *testing.T) {
@@ -164,6 +182,7 @@ func TestNTTPlans(t *testing.T) {
 		o DomainOptions
 	}{
 		{11, DomainOptions{MaxPassLog: 11}},
+		{13, DomainOptions{MaxPassLog: 7, TileLog: 9, Four: true}},
 		{12, DomainOptions{MaxPassLog: 6, TileLog: 8}},
 		{16, DomainOptions{MaxPassLog: 5, TileLog: 7}},
 		{16, DomainOptions{MaxPassLog: 8, TileLog: 11, Compact: true}},
@@ -174,6 +193,10 @@ func TestNTTPlans(t *testing.T) {
 		{20, DomainOptions{Compact: true}},
 		{21, DomainOptions{MaxPassLog: 7}},
 		{22, DomainOptions{MaxPassLog: 11, TileLog: 11}},
+		{16, DomainOptions{MaxPassLog: 5, TileLog: 7, Four: true}},
+		{19, DomainOptions{MaxPassLog: 7, TileLog: 11, Greedy: true, Four: true}},
+		{20, DomainOptions{Compact: true, Four: true}},
+		{22, DomainOptions{MaxPassLog: 11, TileLog: 11, Four: true}},
 	}
 	if testing.Short() {
 		cases = cases[:4]
@@ -261,6 +284,8 @@ func TestHPipeline(t *testing.T) {
 		{1, DomainOptions{}}, {2, DomainOptions{}}, {4, DomainOptions{}}, {5, DomainOptions{}}, {7, DomainOptions{}},
 		{11, DomainOptions{}}, {15, DomainOptions{MaxPassLog: 5}}, {16, DomainOptions{Compact: true}},
 		{17, DomainOptions{MaxPassLog: 6, TileLog: 11}}, {22, DomainOptions{}},
+		{7, DomainOptions{Four: true}}, {15, DomainOptions{MaxPassLog: 5, Four: true}},
+		{16, DomainOptions{Compact: true, Four: true}}, {22, DomainOptions{Four: true}},
 	} {
 		d := newTestDomain(t, c.k, c.o)
 		checkH(t, d, (1<<c.k)-1)
@@ -395,34 +420,35 @@ func TestNTTErrors(t *testing.T) {
 }
 
 // nttMuls is the number of field products of one plain forward transform per element, by
-// the plan (cuda/NOTES.md): per round 5/8 (3-bit) or 2/8 (2-bit) in the register DFT, 7/8
-// or 6/8 in its round twist (all rounds but a pass's last), 1 per pass twist (all passes
-// but the last; 2 for the compact first pass).
-func nttMuls(passBits []int, compact bool) float64 {
+// the plan (cuda/NOTES.md, plan.cuh digits): a pass of s bits in rounds of le bits and, first,
+// s mod 3 rounds of 2 (le = 3, 8 elements a thread) or s mod 2 rounds of 1 (le = 2); per
+// round, the register DFT's products (5/8 for 3 bits, 1/4 for 2, 0 for 1; 2/8 for a 3-bit
+// thread's two 2-bit DFTs) and, in all rounds but a pass's last, its round twist (all
+// registers whose digit is not 0: 1 − 2^−r); 1 per pass twist (all passes but the last; 2
+// for the compact first pass).
+func nttMuls(passBits []int, compact bool, threadElems int) float64 {
+	le := 3
+	if threadElems == 4 {
+		le = 2
+	}
+	dft := map[int]float64{3: 5.0 / 8, 2: 1.0 / 4, 1: 0}
 	total := 0.0
 	for p, s := range passBits {
-		var rs []int
-		switch s % 3 {
-		case 1:
-			rs = []int{2, 2}
-		case 2:
-			rs = []int{2}
+		shorts := s % 2
+		if le == 3 {
+			shorts = map[int]int{0: 0, 1: 2, 2: 1}[s%3]
 		}
-		for left := s - 2*len(rs); left > 0; left -= 3 {
-			rs = append(rs, 3)
+		var rs []int
+		for range shorts {
+			rs = append(rs, le-1)
+		}
+		for left := s - (le-1)*shorts; left > 0; left -= le {
+			rs = append(rs, le)
 		}
 		for i, r := range rs {
-			if r == 3 {
-				total += 5.0 / 8
-			} else {
-				total += 2.0 / 8
-			}
+			total += dft[r]
 			if i+1 < len(rs) {
-				if r == 3 {
-					total += 7.0 / 8
-				} else {
-					total += 6.0 / 8
-				}
+				total += 1 - 1/float64(int(1)<<r)
 			}
 		}
 		if p+1 < len(passBits) {
@@ -491,7 +517,7 @@ func TestNTTBench(t *testing.T) {
 		cosetRN := medianMs(t, d, nttBenchCosetRN, reps)
 		nn := medianMs(t, d, nttBenchFwdNN, reps)
 		cosetInv := medianMs(t, d, nttBenchCosetInv, reps)
-		muls := nttMuls(info.PassBits, false) * float64(int64(1)<<k)
+		muls := nttMuls(info.PassBits, false, info.ThreadElems) * float64(int64(1)<<k)
 		fmt.Printf("BENCH ntt-detail k=%d plan=%s lines=%v tables_MiB=%.1f fwd_rn_ms=%.3f coset_rn_ms=%.3f nn_ms=%.3f coset_inv_ms=%.3f muls_per_elem=%.3f fwd_Gmul_s=%.1f fwd_GB_s=%.0f\n",
 			k, planString(info.PassBits), info.PassLines, float64(info.TableBytes)/(1<<20), rn, cosetRN, nn, cosetInv,
 			muls/float64(int64(1)<<k), muls/(fwd/1e3)/1e9,
@@ -504,11 +530,20 @@ func TestNTTBench(t *testing.T) {
 		return
 	}
 	variants := map[int][]DomainOptions{
-		22: {{MaxPassLog: 11}, {TileLog: 11}},
-		24: {{TileLog: 9}, {TileLog: 11}, {Compact: true}, {MaxPassLog: 9, Greedy: true}, {MaxPassLog: 10, Greedy: true}},
-		27: {{TileLog: 9}, {TileLog: 11}, {Compact: true}, {MaxPassLog: 10, Greedy: true}, {MaxPassLog: 11, Greedy: true}},
+		22: {{MaxPassLog: 11}, {TileLog: 11}, {Four: true}},
+		24: {{TileLog: 9}, {TileLog: 11}, {Compact: true}, {MaxPassLog: 9, Greedy: true}, {MaxPassLog: 10, Greedy: true},
+			{Four: true}, {Four: true, TileLog: 9}, {Four: true, Compact: true}},
+		26: {{Four: true}, {Four: true, TileLog: 9}},
+		27: {{TileLog: 9}, {TileLog: 11}, {Compact: true}, {MaxPassLog: 10, Greedy: true}, {MaxPassLog: 11, Greedy: true},
+			{Four: true}, {Four: true, TileLog: 9}},
 	}
-	for _, k := range []int{22, 24, 27} {
+	if v := os.Getenv("FILC2_NTT_BENCH_VARIANTS"); v == "four" {
+		// the 4-elements-a-thread kernels only, beside the default plan (a short device call)
+		for k, vs := range variants {
+			variants[k] = slices.DeleteFunc(vs, func(o DomainOptions) bool { return !o.Four })
+		}
+	}
+	for _, k := range []int{22, 24, 26, 27} {
 		for _, o := range variants[k] {
 			d := newTestDomain(t, k, o)
 			info, err := d.Info()
@@ -518,8 +553,10 @@ func TestNTTBench(t *testing.T) {
 			fwd := medianMs(t, d, nttBenchFwd, 5)
 			cosetRN := medianMs(t, d, nttBenchCosetRN, 5)
 			h := medianMs(t, d, nttBenchH, 5)
-			fmt.Printf("BENCH ntt-variant k=%d max_pass=%d tile=%d compact=%v greedy=%v plan=%s lines=%v fwd_ms=%.3f coset_rn_ms=%.3f h_ms=%.3f\n",
-				k, o.MaxPassLog, o.TileLog, o.Compact, o.Greedy, planString(info.PassBits), info.PassLines, fwd, cosetRN, h)
+			fmt.Printf("BENCH ntt-variant k=%d max_pass=%d tile=%d compact=%v greedy=%v thread_elems=%d plan=%s lines=%v fwd_ms=%.3f coset_rn_ms=%.3f h_ms=%.3f muls_per_elem=%.3f fwd_Gmul_s=%.1f\n",
+				k, o.MaxPassLog, o.TileLog, o.Compact, o.Greedy, info.ThreadElems, planString(info.PassBits), info.PassLines,
+				fwd, cosetRN, h, nttMuls(info.PassBits, o.Compact, info.ThreadElems),
+				nttMuls(info.PassBits, o.Compact, info.ThreadElems)*float64(int64(1)<<k)/(fwd/1e3)/1e9)
 			_ = d.Close()
 		}
 	}

@@ -10,9 +10,10 @@
 // a wrong result).
 //
 // Input lines (values canonical, hex):
-//   ntt n max_pass tile compact inverse coset order greedy   then a line of 2^n values
-//   h n max_pass tile compact greedy                          then three lines (a, b, c)
-//   plan n max_pass tile greedy                               prints the plan
+//   ntt n max_pass tile compact inverse coset order greedy le   then a line of 2^n values
+//   h n max_pass tile compact greedy le                          then three lines (a, b, c)
+//   plan n max_pass tile greedy le                               prints the plan
+// (le: log2 of the elements a thread holds, 2 or 3; 0 or absent: the default.)
 // Output: one line of 2^n values per case (h: the 2^n coefficients); "ERROR …" and
 // exit status 1 on any finding.
 #include "emu.h"
@@ -271,22 +272,31 @@ struct emu_backend {
 			for (uint32_t t = 0; t < threads; ++t) {
 				ts.emplace_back([&, t] {
 					emu_ctx c{t, b, threads, blocks, &bs, &L, names[prog]};
-					switch (prog) {
-					case PROG_DIF:
-						pass_body<PROG_DIF>(c, p);
-						break;
-					case PROG_DIT:
-						pass_body<PROG_DIT>(c, p);
-						break;
-					case PROG_DIF_DIT:
-						pass_body<PROG_DIF_DIT>(c, p);
-						break;
-					default:
-						pass_body<PROG_DIT_DIF>(c, p);
-					}
+					if (p.le == 2)
+						run<2>(prog, c, p);
+					else if (p.le == 3)
+						run<3>(prog, c, p);
+					else
+						fail("bad elements a thread");
 				});
 			}
 			for (auto& t : ts) t.join();
+		}
+	}
+	template <int LE>
+	static void run(int prog, const emu_ctx& c, const pass_args& p) {
+		switch (prog) {
+		case PROG_DIF:
+			pass_body<PROG_DIF, LE>(c, p);
+			break;
+		case PROG_DIT:
+			pass_body<PROG_DIT, LE>(c, p);
+			break;
+		case PROG_DIF_DIT:
+			pass_body<PROG_DIF_DIT, LE>(c, p);
+			break;
+		default:
+			pass_body<PROG_DIT_DIF, LE>(c, p);
 		}
 	}
 	int launches = 0;
@@ -345,10 +355,10 @@ int main() {
 		std::string op;
 		if (!(ls >> op)) continue;
 		if (op == "plan") {
-			int n, mp, tile, greedy = 0;
-			ls >> n >> mp >> tile >> greedy;
-			const plan pl = make_plan(n, mp, tile, greedy != 0);
-			std::cout << "plan n=" << n;
+			int n, mp, tile, greedy = 0, le = 0;
+			ls >> n >> mp >> tile >> greedy >> le;
+			const plan pl = make_plan(n, mp, tile, greedy != 0, le);
+			std::cout << "plan n=" << n << " le=" << pl.le;
 			for (const auto& q : pl.passes) {
 				std::cout << " [a=" << q.a << " s=" << q.s << " lp=" << q.lp << " r=";
 				for (int i = 0; i < q.nrounds; ++i) std::cout << (i ? "," : "") << q.rounds[i].r;
@@ -356,11 +366,11 @@ int main() {
 			}
 			std::cout << "\n" << std::flush;
 		} else if (op == "ntt") {
-			int n, mp, tile, compact, inverse, coset, order, greedy = 0;
-			ls >> n >> mp >> tile >> compact >> inverse >> coset >> order >> greedy;
+			int n, mp, tile, compact, inverse, coset, order, greedy = 0, le = 0;
+			ls >> n >> mp >> tile >> compact >> inverse >> coset >> order >> greedy >> le;
 			const uint32_t N = 1u << n;
 			fr_t* x = read_values(std::cin, N);
-			domain<emu_backend> d(emu_backend{}, n, mp, tile, compact != 0, 0, greedy != 0);
+			domain<emu_backend> d(emu_backend{}, n, mp, tile, compact != 0, 0, greedy != 0, le);
 			// out of place (the input stays intact) and, on a copy, in place: both must agree.
 			fr_t* y = static_cast<fr_t*>(H.alloc(N * sizeof(fr_t)));
 			d.transform(y, x, inverse != 0, coset != 0, order, 0);
@@ -371,13 +381,13 @@ int main() {
 			H.release(x);
 			H.release(y);
 		} else if (op == "h") {
-			int n, mp, tile, compact, greedy = 0;
-			ls >> n >> mp >> tile >> compact >> greedy;
+			int n, mp, tile, compact, greedy = 0, le = 0;
+			ls >> n >> mp >> tile >> compact >> greedy >> le;
 			const uint32_t N = 1u << n;
 			fr_t* a = read_values(std::cin, N);
 			fr_t* b = read_values(std::cin, N);
 			fr_t* c = read_values(std::cin, N);
-			domain<emu_backend> d(emu_backend{}, n, mp, tile, compact != 0, 0, greedy != 0);
+			domain<emu_backend> d(emu_backend{}, n, mp, tile, compact != 0, 0, greedy != 0, le);
 			fr_t* h = d.h(a, b, c, 0);
 			print_values(h, N);
 			H.release(a);

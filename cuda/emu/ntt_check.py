@@ -93,16 +93,22 @@ def main():
     fails = 0
     cases = 0
 
-    # (n, max_pass, tile): single passes of every shape, 2–3 passes, several lines per block
-    # (4 passes need n ≥ 20: the GPU test TestNTTPlans covers them).
-    plans = [(1, 0, 0, 0), (2, 0, 0, 0), (3, 0, 0, 0), (4, 0, 0, 0), (5, 0, 0, 0), (6, 0, 0, 0), (7, 0, 0, 0),
-             (8, 0, 0, 0), (9, 0, 0, 0), (10, 0, 0, 0), (11, 0, 0, 0), (10, 5, 5, 0), (10, 5, 7, 0), (11, 5, 6, 0),
-             (12, 6, 8, 0), (12, 7, 7, 1), (13, 6, 6, 0), (14, 7, 9, 0), (15, 5, 7, 0), (15, 7, 8, 1), (16, 8, 10, 0),
-             (16, 6, 8, 1), (12, 0, 0, 0), (13, 5, 9, 0), (17, 6, 8, 0)]
+    # (n, max_pass, tile, greedy, le): single passes of every shape, 2–3 passes, several lines per
+    # block (4 passes need n ≥ 20: the GPU test TestNTTPlans covers them); le = 2: 4 elements a
+    # thread (1-bit and 2-bit rounds), every pass size 5–10 and the 2^10-element cap.
+    plans = [(1, 0, 0, 0, 0), (2, 0, 0, 0, 0), (3, 0, 0, 0, 0), (4, 0, 0, 0, 0), (5, 0, 0, 0, 0), (6, 0, 0, 0, 0),
+             (7, 0, 0, 0, 0), (8, 0, 0, 0, 0), (9, 0, 0, 0, 0), (10, 0, 0, 0, 0), (11, 0, 0, 0, 0), (10, 5, 5, 0, 0),
+             (10, 5, 7, 0, 0), (11, 5, 6, 0, 0), (12, 6, 8, 0, 0), (12, 7, 7, 1, 0), (13, 6, 6, 0, 0), (14, 7, 9, 0, 0),
+             (15, 5, 7, 0, 0), (15, 7, 8, 1, 0), (16, 8, 10, 0, 0), (16, 6, 8, 1, 0), (12, 0, 0, 0, 0), (13, 5, 9, 0, 0),
+             (17, 6, 8, 0, 0),
+             (5, 0, 0, 0, 2), (6, 0, 0, 0, 2), (7, 0, 0, 0, 2), (8, 0, 0, 0, 2), (9, 0, 0, 0, 2), (10, 0, 0, 0, 2),
+             (11, 0, 0, 0, 2), (11, 11, 11, 0, 2), (10, 5, 5, 0, 2), (10, 5, 7, 0, 2), (11, 5, 6, 0, 2),
+             (12, 6, 8, 0, 2), (12, 7, 7, 1, 2), (13, 6, 6, 0, 2), (14, 7, 9, 0, 2), (15, 5, 7, 0, 2),
+             (16, 8, 10, 0, 2), (16, 6, 8, 1, 2), (17, 9, 11, 0, 2)]
     if args.quick:
         plans = [p for p in plans if p[0] <= 12]
-    for n, mp, tile, greedy in plans:
-        print(" ".join(emu.ask(["plan %d %d %d %d" % (n, mp, tile, greedy)])), flush=True)
+    for n, mp, tile, greedy, le in plans:
+        print(" ".join(emu.ask(["plan %d %d %d %d %d" % (n, mp, tile, greedy, le)])), flush=True)
         N = 1 << n
         heavy = n >= 15
         combos = [(inv, cos, order) for inv in (0, 1) for cos in (0, 1) for order in (0, 1, 2)]
@@ -116,23 +122,23 @@ def main():
                 want = transform(x, n, inv, cos)
                 if order == 1:
                     want = [want[bitrev(p, n)] for p in range(N)]
-                got = [int(h, 16) for h in emu.ask(["ntt %d %d %d %d %d %d %d %d" % (n, mp, tile, compact, inv, cos,
-                                                                                         order, greedy), vals(xin)])]
+                got = [int(h, 16) for h in emu.ask(["ntt %d %d %d %d %d %d %d %d %d" % (n, mp, tile, compact, inv, cos,
+                                                                                            order, greedy, le), vals(xin)])]
                 cases += 1
                 if got != want:
                     fails += 1
                     bad = [i for i in range(N) if got[i] != want[i]]
-                    print("FAIL ntt n=%d plan=(%d,%d) compact=%d inverse=%d coset=%d order=%d: %d of %d differ (first %d)"
-                          % (n, mp, tile, compact, inv, cos, order, len(bad), N, bad[0]))
+                    print("FAIL ntt n=%d plan=(%d,%d,le=%d) compact=%d inverse=%d coset=%d order=%d: %d of %d differ (first %d)"
+                          % (n, mp, tile, le, compact, inv, cos, order, len(bad), N, bad[0]))
         a, b, c = ([rnd.randrange(R) for _ in range(N)] for _ in range(3))
         want = reference_h(a, b, c, n)
-        got = [int(h, 16) for h in emu.ask(["h %d %d %d %d %d" % (n, mp, tile, rnd.randint(0, 1), greedy), vals(a),
-                                            vals(b), vals(c)])]
+        got = [int(h, 16) for h in emu.ask(["h %d %d %d %d %d %d" % (n, mp, tile, rnd.randint(0, 1), greedy, le),
+                                            vals(a), vals(b), vals(c)])]
         cases += 1
         if got != want:
             fails += 1
             bad = [i for i in range(N) if got[i] != want[i]]
-            print("FAIL h n=%d plan=(%d,%d): %d of %d differ (first %d)" % (n, mp, tile, len(bad), N, bad[0]))
+            print("FAIL h n=%d plan=(%d,%d,le=%d): %d of %d differ (first %d)" % (n, mp, tile, le, len(bad), N, bad[0]))
     print("ntt emulation: %d cases, %d failed" % (cases, fails))
     sys.exit(1 if fails else 0)
 

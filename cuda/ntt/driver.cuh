@@ -90,8 +90,9 @@ class domain {
 	// max_pass, tile_log, greedy: plan overrides (0, 0, false = default; make_plan);
 	// compact: no 2^(n−1)-entry table for pass 0's twist (one extra product per element
 	// there instead).
-	domain(B be, int n, int max_pass, int tile_log, bool compact, stream_t st, bool greedy = false)
-	    : be_(be), pl_(make_plan(n, max_pass, tile_log, greedy)), compact_(compact) {
+	// le: log2 of the elements a thread holds (0: DEFAULT_LE).
+	domain(B be, int n, int max_pass, int tile_log, bool compact, stream_t st, bool greedy = false, int le = 0)
+	    : be_(be), pl_(make_plan(n, max_pass, tile_log, greedy, le)), compact_(compact) {
 		try {
 			build(st);
 		} catch (...) {
@@ -379,6 +380,7 @@ class domain {
 		p.twist = pp.twisted();
 		p.edge = EDGE_NONE;
 		p.edge_c = k_.one;
+		p.le = pp.le;
 		return p;
 	}
 
@@ -395,7 +397,7 @@ class domain {
 
 	void launch(int prog, const pass_args& p, int q, stream_t st) {
 		const pass_plan& pp = pl_.passes[q];
-		const uint32_t edges = 1u << (pp.lp + 3) > 8 ? 1u << (pp.lp + 3) : 8u;  // EDGE_R1: 2^(lp+r0)
+		const uint32_t edges = 1u << (pp.lp + pp.le);  // EDGE_R1: 2^(lp+r0) ≤ 2^(lp+le); EDGE_RL: 2^le
 		const uint32_t smem = (2 * pp.tile() + 2 * edges) * 16;
 		be_.pass(prog, p, pp.blocks(pl_.n), pp.threads(), smem, st);
 	}

@@ -62,6 +62,7 @@ struct pass_args {
 	int32_t edge;        // edge_kind
 	int32_t scatter;     // DIF output to dst[bitrev_n(position)] (last pass, a = s)
 	int32_t sync_store;  // barrier before storing (dst is src, read by other threads)
+	int32_t le;          // log2 of the elements a thread holds: which pass_body<PROG, LE> the backend runs
 };
 
 // ---- small helpers ---------------------------------------------------------------
@@ -81,40 +82,47 @@ __device__ __forceinline__ fr_t from_halves(const uint4& a, const uint4& b) {
 	return x;
 }
 
-// Digits of a pass of s bits (plan.cuh digits()): `twos` 2-bit rounds first, then 3-bit.
-__device__ __forceinline__ uint32_t twos_of(uint32_t s) { return s % 3 == 1 ? 2u : (s % 3 == 2 ? 1u : 0u); }
-__device__ __forceinline__ uint32_t rounds_of(uint32_t s) {
-	const uint32_t t = twos_of(s);
-	return t + (s - 2 * t) / 3;
+// Digits of a pass of s bits (plan.cuh digits()): `shorts` rounds of LE − 1 bits first, then
+// rounds of LE bits. LE is log2 of the elements a thread holds (2 or 3).
+template <int LE>
+__device__ __forceinline__ uint32_t shorts_of(uint32_t s) {
+	if constexpr (LE == 2)
+		return s % 2;
+	else
+		return s % 3 == 1 ? 2u : (s % 3 == 2 ? 1u : 0u);
 }
-__device__ __forceinline__ uint32_t r_of(uint32_t i, uint32_t twos) { return i < twos ? 2u : 3u; }
-__device__ __forceinline__ uint32_t o_of(uint32_t i, uint32_t s, uint32_t twos) {
-	return i < twos ? s - 2 * (i + 1) : s - 2 * twos - 3 * (i + 1 - twos);
+template <int LE>
+__device__ __forceinline__ uint32_t rounds_of(uint32_t s) {
+	const uint32_t t = shorts_of<LE>(s);
+	return t + (s - (LE - 1) * t) / LE;
+}
+template <int LE>
+__device__ __forceinline__ uint32_t r_of(uint32_t i, uint32_t shorts) {
+	return i < shorts ? uint32_t(LE - 1) : uint32_t(LE);
+}
+template <int LE>
+__device__ __forceinline__ uint32_t o_of(uint32_t i, uint32_t s, uint32_t shorts) {
+	return i < shorts ? s - (LE - 1) * (i + 1) : s - (LE - 1) * shorts - LE * (i + 1 - shorts);
 }
 
-// mid of register j of thread u in a round with an R-bit digit at bit o: prefix | x | y | z
-// with x the digit (j, or j >> 1 for R = 2), y = j & 1 the rest bit just below it (R = 2),
-// z the low rest bits and prefix the bits above, thread u = prefix·2^|z| + z.
-template <int R>
+// mid of register j of thread u in a round with an R-bit digit at bit o (R = LE or LE − 1):
+// prefix | x | y | z with x the digit (j >> (LE − R)), y = j's low LE − R bits, the rest bits
+// just below the digit, z the low rest bits and prefix the bits above, thread
+// u = prefix·2^|z| + z.
+template <int LE, int R>
 __device__ __forceinline__ uint32_t mid_of(uint32_t u, int j, uint32_t o) {
-	if constexpr (R == 3) {
-		return ((u >> o) << (o + 3)) | (static_cast<uint32_t>(j) << o) | (u & ((1u << o) - 1));
-	} else {
-		const uint32_t zb = o - 1;
-		return ((u >> zb) << (o + 2)) | (static_cast<uint32_t>(j >> 1) << o) | (static_cast<uint32_t>(j & 1) << zb) |
-		       (u & ((1u << zb) - 1));
-	}
+	constexpr uint32_t yb = LE - R;
+	const uint32_t zb = o - yb;
+	const uint32_t jj = static_cast<uint32_t>(j);
+	return ((u >> zb) << (o + R)) | ((jj >> yb) << o) | ((jj & ((1u << yb) - 1)) << zb) | (u & ((1u << zb) - 1));
 }
 
 // rest (the mid bits below the digit) of register j: the row of the round table.
-template <int R>
+template <int LE, int R>
 __device__ __forceinline__ uint32_t rest_of(uint32_t u, int j, uint32_t o) {
-	if constexpr (R == 3) {
-		return u & ((1u << o) - 1);
-	} else {
-		const uint32_t zb = o - 1;
-		return (static_cast<uint32_t>(j & 1) << zb) | (u & ((1u << zb) - 1));
-	}
+	constexpr uint32_t yb = LE - R;
+	const uint32_t zb = o - yb;
+	return ((static_cast<uint32_t>(j) & ((1u << yb) - 1)) << zb) | (u & ((1u << zb) - 1));
 }
 
 // ---- butterflies ------------------------------------------------------------------
@@ -140,161 +148,153 @@ __device__ __forceinline__ void bf_dit(fr_t& a, fr_t& b, const fr_t& w) {
 	a = a + t;
 }
 
-// radix_dif<R>: the 2^R-point DIF along the digit (natural in, bit-reversed out), for
-// each of the 2^(3−R) values of y. Register j = x·2^(3−R) + y.
-template <int R>
-__device__ __forceinline__ void radix_dif(fr_t v[8], const fr_t* w8) {
-	if constexpr (R == 3) {
-		bf_dif(v[0], v[4]);
-		bf_dif(v[1], v[5], w8[0]);
-		bf_dif(v[2], v[6], w8[1]);
-		bf_dif(v[3], v[7], w8[2]);
-		bf_dif(v[0], v[2]);
-		bf_dif(v[1], v[3], w8[1]);
-		bf_dif(v[4], v[6]);
-		bf_dif(v[5], v[7], w8[1]);
-		bf_dif(v[0], v[1]);
-		bf_dif(v[2], v[3]);
-		bf_dif(v[4], v[5]);
-		bf_dif(v[6], v[7]);
-	} else {
-		bf_dif(v[0], v[4]);
-		bf_dif(v[1], v[5]);
-		bf_dif(v[2], v[6], w8[1]);
-		bf_dif(v[3], v[7], w8[1]);
-		bf_dif(v[0], v[2]);
-		bf_dif(v[1], v[3]);
-		bf_dif(v[4], v[6]);
-		bf_dif(v[5], v[7]);
+// radix_dif<LE, R>: the 2^R-point DIF along the digit (natural in, bit-reversed out), for
+// each of the 2^(LE−R) values of y. Register j = x·2^(LE−R) + y. Stage t pairs x with
+// x + 2^t (x's bit t clear), the second times ω_{2^(t+1)}^(x mod 2^t) = ω8^((x mod 2^t)·2^(2−t))
+// (w8 holds ω8, ω8², ω8³; R ≤ 3).
+template <int LE, int R>
+__device__ __forceinline__ void radix_dif(fr_t v[1 << LE], const fr_t* w8) {
+	constexpr int yb = LE - R;
+#pragma unroll
+	for (int t = R - 1; t >= 0; --t) {
+#pragma unroll
+		for (int x = 0; x < (1 << R); ++x) {
+			if (x & (1 << t)) continue;
+			const int k = (x & ((1 << t) - 1)) << (2 - t);
+#pragma unroll
+			for (int y = 0; y < (1 << yb); ++y) {
+				fr_t& a = v[(x << yb) + y];
+				fr_t& b = v[((x + (1 << t)) << yb) + y];
+				if (k == 0)
+					bf_dif(a, b);
+				else
+					bf_dif(a, b, w8[k - 1]);
+			}
+		}
 	}
 }
 
-// radix_dit<R>: the transpose of radix_dif<R> (bit-reversed in, natural out).
-template <int R>
-__device__ __forceinline__ void radix_dit(fr_t v[8], const fr_t* w8) {
-	if constexpr (R == 3) {
-		bf_dit(v[0], v[1]);
-		bf_dit(v[2], v[3]);
-		bf_dit(v[4], v[5]);
-		bf_dit(v[6], v[7]);
-		bf_dit(v[0], v[2]);
-		bf_dit(v[1], v[3], w8[1]);
-		bf_dit(v[4], v[6]);
-		bf_dit(v[5], v[7], w8[1]);
-		bf_dit(v[0], v[4]);
-		bf_dit(v[1], v[5], w8[0]);
-		bf_dit(v[2], v[6], w8[1]);
-		bf_dit(v[3], v[7], w8[2]);
-	} else {
-		bf_dit(v[0], v[2]);
-		bf_dit(v[1], v[3]);
-		bf_dit(v[4], v[6]);
-		bf_dit(v[5], v[7]);
-		bf_dit(v[0], v[4]);
-		bf_dit(v[1], v[5]);
-		bf_dit(v[2], v[6], w8[1]);
-		bf_dit(v[3], v[7], w8[1]);
+// radix_dit<LE, R>: the transpose of radix_dif<LE, R> (bit-reversed in, natural out).
+template <int LE, int R>
+__device__ __forceinline__ void radix_dit(fr_t v[1 << LE], const fr_t* w8) {
+	constexpr int yb = LE - R;
+#pragma unroll
+	for (int t = 0; t < R; ++t) {
+#pragma unroll
+		for (int x = 0; x < (1 << R); ++x) {
+			if (x & (1 << t)) continue;
+			const int k = (x & ((1 << t) - 1)) << (2 - t);
+#pragma unroll
+			for (int y = 0; y < (1 << yb); ++y) {
+				fr_t& a = v[(x << yb) + y];
+				fr_t& b = v[((x + (1 << t)) << yb) + y];
+				if (k == 0)
+					bf_dit(a, b);
+				else
+					bf_dit(a, b, w8[k - 1]);
+			}
+		}
 	}
 }
 
-// round_twist<R>: v[j] ·= T[rest·2^R + x'] (x' the digit position of register j).
-template <int R, class Ctx>
-__device__ __forceinline__ void round_twist(const Ctx& c, fr_t v[8], const fr_t* T, bool trivial0, uint32_t u,
+// round_twist<LE, R>: v[j] ·= T[rest·2^R + x'] (x' the digit position of register j).
+template <int LE, int R, class Ctx>
+__device__ __forceinline__ void round_twist(const Ctx& c, fr_t v[1 << LE], const fr_t* T, bool trivial0, uint32_t u,
                                             uint32_t o) {
 #pragma unroll
-	for (int j = 0; j < 8; ++j) {
-		const int x = R == 3 ? j : (j >> 1);
+	for (int j = 0; j < (1 << LE); ++j) {
+		const int x = j >> (LE - R);
 		if (x == 0 && trivial0) continue;
-		v[j] = v[j] * c.ldg(T, (rest_of<R>(u, j, o) << R) + static_cast<uint32_t>(x));
+		v[j] = v[j] * c.ldg(T, (rest_of<LE, R>(u, j, o) << R) + static_cast<uint32_t>(x));
 	}
 }
 
 // ---- shared-memory exchange -----------------------------------------------------------
 
-template <int R, class Ctx>
-__device__ __forceinline__ void sm_store(const Ctx& c, const fr_t v[8], uint32_t u, uint32_t lo_, uint32_t lp,
+template <int LE, int R, class Ctx>
+__device__ __forceinline__ void sm_store(const Ctx& c, const fr_t v[1 << LE], uint32_t u, uint32_t lo_, uint32_t lp,
                                          uint32_t o, uint32_t tile) {
 #pragma unroll
-	for (int j = 0; j < 8; ++j) {
-		const uint32_t i = swz((mid_of<R>(u, j, o) << lp) | lo_);
+	for (int j = 0; j < (1 << LE); ++j) {
+		const uint32_t i = swz((mid_of<LE, R>(u, j, o) << lp) | lo_);
 		c.sts(i, half_lo(v[j]));
 		c.sts(tile + i, half_hi(v[j]));
 	}
 }
 
-template <int R, class Ctx>
-__device__ __forceinline__ void sm_load(const Ctx& c, fr_t v[8], uint32_t u, uint32_t lo_, uint32_t lp, uint32_t o,
-                                        uint32_t tile) {
+template <int LE, int R, class Ctx>
+__device__ __forceinline__ void sm_load(const Ctx& c, fr_t v[1 << LE], uint32_t u, uint32_t lo_, uint32_t lp,
+                                        uint32_t o, uint32_t tile) {
 #pragma unroll
-	for (int j = 0; j < 8; ++j) {
-		const uint32_t i = swz((mid_of<R>(u, j, o) << lp) | lo_);
+	for (int j = 0; j < (1 << LE); ++j) {
+		const uint32_t i = swz((mid_of<LE, R>(u, j, o) << lp) | lo_);
 		v[j] = from_halves(c.lds(i), c.lds(tile + i));
 	}
 }
 
 // exchange: from round `from`'s register layout to round `to`'s, through shared memory.
 // The first barrier keeps a store from overwriting a slot another thread has still to read.
-template <class Ctx>
-__device__ __forceinline__ void exchange(const Ctx& c, fr_t v[8], uint32_t u, uint32_t lo_, uint32_t lp, uint32_t s,
-                                         uint32_t twos, uint32_t from, uint32_t to, uint32_t tile) {
+template <int LE, class Ctx>
+__device__ __forceinline__ void exchange(const Ctx& c, fr_t v[1 << LE], uint32_t u, uint32_t lo_, uint32_t lp,
+                                         uint32_t s, uint32_t shorts, uint32_t from, uint32_t to, uint32_t tile) {
 	c.sync();
-	if (r_of(from, twos) == 3)
-		sm_store<3>(c, v, u, lo_, lp, o_of(from, s, twos), tile);
+	if (r_of<LE>(from, shorts) == LE)
+		sm_store<LE, LE>(c, v, u, lo_, lp, o_of<LE>(from, s, shorts), tile);
 	else
-		sm_store<2>(c, v, u, lo_, lp, o_of(from, s, twos), tile);
+		sm_store<LE, LE - 1>(c, v, u, lo_, lp, o_of<LE>(from, s, shorts), tile);
 	c.sync();
-	if (r_of(to, twos) == 3)
-		sm_load<3>(c, v, u, lo_, lp, o_of(to, s, twos), tile);
+	if (r_of<LE>(to, shorts) == LE)
+		sm_load<LE, LE>(c, v, u, lo_, lp, o_of<LE>(to, s, shorts), tile);
 	else
-		sm_load<2>(c, v, u, lo_, lp, o_of(to, s, twos), tile);
+		sm_load<LE, LE - 1>(c, v, u, lo_, lp, o_of<LE>(to, s, shorts), tile);
 }
 
 // ---- sub-transforms ------------------------------------------------------------------
 
 // sub_dif: the 2^s-point DIF of a pass, registers in round 0's layout ("R1") on entry and
-// in the last round's ("RL": mid = u·8 + j) on exit.
-template <class Ctx>
-__device__ __forceinline__ void sub_dif(const Ctx& c, fr_t v[8], const pass_args& p, const sub_args& sd, uint32_t u,
-                                        uint32_t lo_) {
-	const uint32_t s = p.s, twos = twos_of(s), R = rounds_of(s), tile = 1u << (s + p.lp);
+// in the last round's ("RL": mid = u·2^LE + j) on exit.
+template <int LE, class Ctx>
+__device__ __forceinline__ void sub_dif(const Ctx& c, fr_t v[1 << LE], const pass_args& p, const sub_args& sd,
+                                        uint32_t u, uint32_t lo_) {
+	const uint32_t s = p.s, shorts = shorts_of<LE>(s), R = rounds_of<LE>(s), tile = 1u << (s + p.lp);
 	uint32_t toff = 0;
 #pragma unroll 1
 	for (uint32_t i = 0; i < R; ++i) {
-		if (i > 0) exchange(c, v, u, lo_, p.lp, s, twos, i - 1, i, tile);
-		const uint32_t r = r_of(i, twos), o = o_of(i, s, twos);
+		if (i > 0) exchange<LE>(c, v, u, lo_, p.lp, s, shorts, i - 1, i, tile);
+		const uint32_t r = r_of<LE>(i, shorts), o = o_of<LE>(i, s, shorts);
 		const bool twisted = i + 1 < R;
 		const bool trivial0 = (sd.trivial >> i) & 1u;
-		if (r == 3) {
-			radix_dif<3>(v, sd.w8);
-			if (twisted) round_twist<3>(c, v, sd.tables + toff, trivial0, u, o);
+		if (r == LE) {
+			radix_dif<LE, LE>(v, sd.w8);
+			if (twisted) round_twist<LE, LE>(c, v, sd.tables + toff, trivial0, u, o);
 		} else {
-			radix_dif<2>(v, sd.w8);
-			if (twisted) round_twist<2>(c, v, sd.tables + toff, trivial0, u, o);
+			radix_dif<LE, LE - 1>(v, sd.w8);
+			if (twisted) round_twist<LE, LE - 1>(c, v, sd.tables + toff, trivial0, u, o);
 		}
 		toff += 1u << (o + r);
 	}
 }
 
 // sub_dit: the transpose of sub_dif (RL layout in, R1 out).
-template <class Ctx>
-__device__ __forceinline__ void sub_dit(const Ctx& c, fr_t v[8], const pass_args& p, const sub_args& sd, uint32_t u,
-                                        uint32_t lo_) {
-	const uint32_t s = p.s, twos = twos_of(s), R = rounds_of(s), tile = 1u << (s + p.lp);
+template <int LE, class Ctx>
+__device__ __forceinline__ void sub_dit(const Ctx& c, fr_t v[1 << LE], const pass_args& p, const sub_args& sd,
+                                        uint32_t u, uint32_t lo_) {
+	const uint32_t s = p.s, shorts = shorts_of<LE>(s), R = rounds_of<LE>(s), tile = 1u << (s + p.lp);
 	uint32_t toff = 0;  // offset of T_i: the sizes of T_0 … T_{i−1}
-	for (uint32_t i = 0; i + 1 < R; ++i) toff += 1u << (o_of(i, s, twos) + r_of(i, twos));
+	for (uint32_t i = 0; i + 1 < R; ++i) toff += 1u << (o_of<LE>(i, s, shorts) + r_of<LE>(i, shorts));
 #pragma unroll 1
 	for (uint32_t k = R; k-- > 0;) {
-		if (k + 1 < R) exchange(c, v, u, lo_, p.lp, s, twos, k + 1, k, tile);
-		const uint32_t r = r_of(k, twos), o = o_of(k, s, twos);
+		if (k + 1 < R) exchange<LE>(c, v, u, lo_, p.lp, s, shorts, k + 1, k, tile);
+		const uint32_t r = r_of<LE>(k, shorts), o = o_of<LE>(k, s, shorts);
 		const bool twisted = k + 1 < R;
 		if (twisted) toff -= 1u << (o + r);
 		const bool trivial0 = (sd.trivial >> k) & 1u;
-		if (r == 3) {
-			if (twisted) round_twist<3>(c, v, sd.tables + toff, trivial0, u, o);
-			radix_dit<3>(v, sd.w8);
+		if (r == LE) {
+			if (twisted) round_twist<LE, LE>(c, v, sd.tables + toff, trivial0, u, o);
+			radix_dit<LE, LE>(v, sd.w8);
 		} else {
-			if (twisted) round_twist<2>(c, v, sd.tables + toff, trivial0, u, o);
-			radix_dit<2>(v, sd.w8);
+			if (twisted) round_twist<LE, LE - 1>(c, v, sd.tables + toff, trivial0, u, o);
+			radix_dit<LE, LE - 1>(v, sd.w8);
 		}
 	}
 }
@@ -318,13 +318,13 @@ __device__ __forceinline__ fr_t pass_factor(const Ctx& c, const pass_args& p, ui
 	return t.cneg(neg);
 }
 
-// pass_twist: RL layout, element mid = u·8 + j of line lo: ·ω_{2^a}^(lo·bitrev_s(mid)).
-template <class Ctx>
-__device__ __forceinline__ void pass_twist(const Ctx& c, fr_t v[8], const pass_args& p, uint32_t u, uint32_t lo,
+// pass_twist: RL layout, element mid = u·2^LE + j of line lo: ·ω_{2^a}^(lo·bitrev_s(mid)).
+template <int LE, class Ctx>
+__device__ __forceinline__ void pass_twist(const Ctx& c, fr_t v[1 << LE], const pass_args& p, uint32_t u, uint32_t lo,
                                            bool inverse) {
 #pragma unroll
-	for (int j = 0; j < 8; ++j) {
-		const uint32_t k = brev_bits((u << 3) | static_cast<uint32_t>(j), p.s);
+	for (int j = 0; j < (1 << LE); ++j) {
+		const uint32_t k = brev_bits((u << LE) | static_cast<uint32_t>(j), p.s);
 		v[j] = v[j] * pass_factor(c, p, lo * k, inverse);
 	}
 }
@@ -332,19 +332,19 @@ __device__ __forceinline__ void pass_twist(const Ctx& c, fr_t v[8], const pass_a
 // Edge factors, computed once per block into shared memory (after the tile):
 //   EDGE_R1 (pass a = n, natural side): entry (lo_, x) for the round-0 digit x,
 //     C·h^(lo + x·2^(n−r0));
-//   EDGE_RL (pass a = s, bit-reversed side): entry x for the last digit x (mid bits 0..2),
-//     C·h^(bitrev_{n−s}(hi) + bitrev_3(x)·2^(n−3)).
-template <class Ctx>
+//   EDGE_RL (pass a = s, bit-reversed side): entry x for the last digit x (mid bits
+//     0..LE−1), C·h^(bitrev_{n−s}(hi) + bitrev_LE(x)·2^(n−LE)).
+template <int LE, class Ctx>
 __device__ __forceinline__ void edge_setup(const Ctx& c, const pass_args& p, uint32_t hi, uint32_t lo0,
                                            uint32_t r0, uint32_t tile) {
 	const uint32_t n = p.n;
-	const uint32_t count = p.edge == EDGE_R1 ? (1u << (p.lp + r0)) : 8u;
+	const uint32_t count = p.edge == EDGE_R1 ? (1u << (p.lp + r0)) : (1u << LE);
 	for (uint32_t e = c.tid(); e < count; e += c.nthreads()) {
 		uint32_t E;
 		if (p.edge == EDGE_R1)
 			E = lo0 + (e >> r0) + ((e & ((1u << r0) - 1)) << (n - r0));
 		else
-			E = brev_bits(hi, n - p.s) + (brev_bits(e, 3) << (n - 3));
+			E = brev_bits(hi, n - p.s) + (brev_bits(e, LE) << (n - LE));
 		const fr_t f = p.edge_c * c.ldg(p.H1, E & ((1u << POW_BITS) - 1)) * c.ldg(p.H2, E >> POW_BITS);
 		c.sts(2 * tile + 2 * e, half_lo(f));
 		c.sts(2 * tile + 2 * e + 1, half_hi(f));
@@ -358,13 +358,27 @@ __device__ __forceinline__ fr_t edge_factor(const Ctx& c, uint32_t e, uint32_t t
 }
 
 // R1 layout: address of register j (round 0: prefix empty).
+template <int LE>
 __device__ __forceinline__ uint32_t mid_r1(uint32_t u, int j, uint32_t s, uint32_t r0) {
-	return r0 == 3 ? mid_of<3>(u, j, s - 3) : mid_of<2>(u, j, s - 2);
+	return r0 == LE ? mid_of<LE, LE>(u, j, s - LE) : mid_of<LE, LE - 1>(u, j, s - (LE - 1));
+}
+
+// edges_r1 / edges_rl: the natural-side and bit-reversed-side edge scale of all registers.
+template <int LE, class Ctx>
+__device__ __forceinline__ void edges_r1(const Ctx& c, fr_t v[1 << LE], uint32_t lo_, uint32_t r0, uint32_t tile) {
+#pragma unroll
+	for (int j = 0; j < (1 << LE); ++j)
+		v[j] = v[j] * edge_factor(c, (lo_ << r0) + (static_cast<uint32_t>(j) >> (LE - r0)), tile);
+}
+template <int LE, class Ctx>
+__device__ __forceinline__ void edges_rl(const Ctx& c, fr_t v[1 << LE], uint32_t tile) {
+#pragma unroll
+	for (int j = 0; j < (1 << LE); ++j) v[j] = v[j] * edge_factor(c, static_cast<uint32_t>(j), tile);
 }
 
 // ---- the pass kernel body ----------------------------------------------------------------
 
-template <int PROG, class Ctx>
+template <int PROG, int LE, class Ctx>
 __device__ __forceinline__ void pass_body(const Ctx& c, const pass_args& p) {
 	const uint32_t s = p.s, lp = p.lp, a = p.a, ll = a - s;
 	const uint32_t tid = c.tid();
@@ -374,65 +388,51 @@ __device__ __forceinline__ void pass_body(const Ctx& c, const pass_args& p) {
 	const uint32_t lo0 = (b & ((1u << lob) - 1)) << lp;
 	const uint32_t lo = lo0 + lo_;
 	const uint32_t base = (hi << a) + lo;  // element (mid) is at base + mid·2^ll
-	const uint32_t r0 = twos_of(s) ? 2u : 3u;
+	const uint32_t r0 = shorts_of<LE>(s) ? uint32_t(LE - 1) : uint32_t(LE);
 	const uint32_t tile = 1u << (s + lp);
 	constexpr bool dit_first = PROG == PROG_DIT || PROG == PROG_DIT_DIF;
 	constexpr bool dif_last = PROG == PROG_DIF || PROG == PROG_DIT_DIF;
+	constexpr int E = 1 << LE;
 
-	if (p.edge != EDGE_NONE) edge_setup(c, p, hi, lo0, r0, tile);
+	if (p.edge != EDGE_NONE) edge_setup<LE>(c, p, hi, lo0, r0, tile);
 
-	fr_t v[8];
+	fr_t v[E];
 #pragma unroll
-	for (int j = 0; j < 8; ++j) {
-		const uint32_t mid = dit_first ? ((u << 3) | static_cast<uint32_t>(j)) : mid_r1(u, j, s, r0);
+	for (int j = 0; j < E; ++j) {
+		const uint32_t mid = dit_first ? ((u << LE) | static_cast<uint32_t>(j)) : mid_r1<LE>(u, j, s, r0);
 		v[j] = c.ld(p.src, base + (mid << ll));
 	}
 
 	if constexpr (PROG == PROG_DIF) {
-		if (p.edge == EDGE_R1) {
-#pragma unroll
-			for (int j = 0; j < 8; ++j) v[j] = v[j] * edge_factor(c, (lo_ << r0) + (static_cast<uint32_t>(j) >> (3 - r0)), tile);
-		}
-		sub_dif(c, v, p, p.sd[0], u, lo_);
-		if (p.twist) pass_twist(c, v, p, u, lo, p.sd[0].inverse);
-		if (p.edge == EDGE_RL) {
-#pragma unroll
-			for (int j = 0; j < 8; ++j) v[j] = v[j] * edge_factor(c, static_cast<uint32_t>(j), tile);
-		}
+		if (p.edge == EDGE_R1) edges_r1<LE>(c, v, lo_, r0, tile);
+		sub_dif<LE>(c, v, p, p.sd[0], u, lo_);
+		if (p.twist) pass_twist<LE>(c, v, p, u, lo, p.sd[0].inverse);
+		if (p.edge == EDGE_RL) edges_rl<LE>(c, v, tile);
 	} else if constexpr (PROG == PROG_DIT) {
-		if (p.twist) pass_twist(c, v, p, u, lo, p.sd[0].inverse);
-		if (p.edge == EDGE_RL) {
-#pragma unroll
-			for (int j = 0; j < 8; ++j) v[j] = v[j] * edge_factor(c, static_cast<uint32_t>(j), tile);
-		}
-		sub_dit(c, v, p, p.sd[0], u, lo_);
-		if (p.edge == EDGE_R1) {
-#pragma unroll
-			for (int j = 0; j < 8; ++j) v[j] = v[j] * edge_factor(c, (lo_ << r0) + (static_cast<uint32_t>(j) >> (3 - r0)), tile);
-		}
+		if (p.twist) pass_twist<LE>(c, v, p, u, lo, p.sd[0].inverse);
+		if (p.edge == EDGE_RL) edges_rl<LE>(c, v, tile);
+		sub_dit<LE>(c, v, p, p.sd[0], u, lo_);
+		if (p.edge == EDGE_R1) edges_r1<LE>(c, v, lo_, r0, tile);
 	} else if constexpr (PROG == PROG_DIF_DIT) {
-		sub_dif(c, v, p, p.sd[0], u, lo_);
-		if (p.edge == EDGE_RL) {
-#pragma unroll
-			for (int j = 0; j < 8; ++j) v[j] = v[j] * edge_factor(c, static_cast<uint32_t>(j), tile);
-		}
-		sub_dit(c, v, p, p.sd[1], u, lo_);
+		sub_dif<LE>(c, v, p, p.sd[0], u, lo_);
+		if (p.edge == EDGE_RL) edges_rl<LE>(c, v, tile);
+		sub_dit<LE>(c, v, p, p.sd[1], u, lo_);
 	} else {
-		if (p.twist) pass_twist(c, v, p, u, lo, p.sd[0].inverse);
-		sub_dit(c, v, p, p.sd[0], u, lo_);
+		if (p.twist) pass_twist<LE>(c, v, p, u, lo, p.sd[0].inverse);
+		sub_dit<LE>(c, v, p, p.sd[0], u, lo_);
 #pragma unroll
-		for (int j = 0; j < 8; ++j) {
-			const uint32_t at = base + (mid_r1(u, j, s, r0) << ll);
+		for (int j = 0; j < E; ++j) {
+			const uint32_t at = base + (mid_r1<LE>(u, j, s, r0) << ll);
 			v[j] = c.ld(p.pa, at) * v[j];
 		}
-		sub_dif(c, v, p, p.sd[1], u, lo_);
-		if (p.twist) pass_twist(c, v, p, u, lo, p.sd[1].inverse);
+		sub_dif<LE>(c, v, p, p.sd[1], u, lo_);
+		if (p.twist) pass_twist<LE>(c, v, p, u, lo, p.sd[1].inverse);
 	}
 
 	if (p.sync_store) c.sync();
 #pragma unroll
-	for (int j = 0; j < 8; ++j) {
-		const uint32_t mid = dif_last ? ((u << 3) | static_cast<uint32_t>(j)) : mid_r1(u, j, s, r0);
+	for (int j = 0; j < E; ++j) {
+		const uint32_t mid = dif_last ? ((u << LE) | static_cast<uint32_t>(j)) : mid_r1<LE>(u, j, s, r0);
 		uint32_t at = base + (mid << ll);
 		if constexpr (PROG == PROG_DIF) {
 			if (p.psub) v[j] = v[j] - c.ld(p.psub, at);

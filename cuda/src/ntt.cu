@@ -46,13 +46,20 @@ struct cuda_ctx {
 	__device__ __forceinline__ void sts(uint32_t i, uint4 v) const { sm[i] = v; }
 };
 
-// At most 256 threads (2^11 elements) per block; two blocks per multiprocessor caps the
-// registers at 128, so the default 128-thread blocks run four to a multiprocessor.
-template <int PROG>
-__global__ void __launch_bounds__(256, 2) pass_kernel(const __grid_constant__ ntt::pass_args p) {
+// At most 256 threads a block. With 8 elements a thread (2^11 elements a block), two blocks
+// a multiprocessor cap the registers at 128, so the default 128-thread blocks run four to a
+// multiprocessor. With 4 elements a thread, three blocks cap them at 85: 24 warps of
+// 256-thread blocks where 8 elements a thread have 16.
+template <int LE>
+struct pass_bounds {
+	static constexpr int min_blocks = LE == 2 ? 3 : 2;
+};
+
+template <int PROG, int LE>
+__global__ void __launch_bounds__(256, pass_bounds<LE>::min_blocks) pass_kernel(const __grid_constant__ ntt::pass_args p) {
 	extern __shared__ uint4 ntt_smem[];
 	const cuda_ctx c{ntt_smem};
-	ntt::pass_body<PROG>(c, p);
+	ntt::pass_body<PROG, LE>(c, p);
 }
 
 __global__ void consts_kernel(ntt::consts_t* out, uint32_t n) { ntt::consts_body(out, n); }
@@ -121,18 +128,26 @@ struct cuda_backend {
 		FILC2_LAUNCHED();
 	}
 	void pass(int prog, const ntt::pass_args& p, uint32_t blocks, uint32_t threads, uint32_t smem, stream_t st) {
+		if (p.le == 2)
+			launch_pass<2>(prog, p, blocks, threads, smem, st);
+		else
+			launch_pass<3>(prog, p, blocks, threads, smem, st);
+	}
+	template <int LE>
+	void launch_pass(int prog, const ntt::pass_args& p, uint32_t blocks, uint32_t threads, uint32_t smem,
+	                 stream_t st) {
 		switch (prog) {
 		case ntt::PROG_DIF:
-			pass_kernel<ntt::PROG_DIF><<<blocks, threads, smem, st>>>(p);
+			pass_kernel<ntt::PROG_DIF, LE><<<blocks, threads, smem, st>>>(p);
 			break;
 		case ntt::PROG_DIT:
-			pass_kernel<ntt::PROG_DIT><<<blocks, threads, smem, st>>>(p);
+			pass_kernel<ntt::PROG_DIT, LE><<<blocks, threads, smem, st>>>(p);
 			break;
 		case ntt::PROG_DIF_DIT:
-			pass_kernel<ntt::PROG_DIF_DIT><<<blocks, threads, smem, st>>>(p);
+			pass_kernel<ntt::PROG_DIF_DIT, LE><<<blocks, threads, smem, st>>>(p);
 			break;
 		default:
-			pass_kernel<ntt::PROG_DIT_DIF><<<blocks, threads, smem, st>>>(p);
+			pass_kernel<ntt::PROG_DIT_DIF, LE><<<blocks, threads, smem, st>>>(p);
 		}
 		FILC2_LAUNCHED();
 	}
@@ -143,17 +158,23 @@ struct cuda_backend {
 std::mutex shared_mu;
 bool shared_done[64] = {};
 
+template <int LE>
+void allow_shared_le(int bytes) {
+	FILC2_CUDA(cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIF, LE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+	FILC2_CUDA(cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIT, LE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+	FILC2_CUDA(
+	    cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIF_DIT, LE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+	FILC2_CUDA(
+	    cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIT_DIF, LE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
 void allow_shared(int device) {
 	std::lock_guard<std::mutex> g(shared_mu);
 	bool* done = shared_done;
 	if (device < 0 || device >= 64 || done[device]) return;
 	const int bytes = (2 << ntt::MAX_TILE_LOG) * 16 + 2 * (1 << (ntt::MAX_TILE_LOG - ntt::MIN_PASS + 3)) * 16;
-	FILC2_CUDA(cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIF>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-	FILC2_CUDA(cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-	FILC2_CUDA(
-	    cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIF_DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-	FILC2_CUDA(
-	    cudaFuncSetAttribute(pass_kernel<ntt::PROG_DIT_DIF>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+	allow_shared_le<2>(bytes);
+	allow_shared_le<3>(bytes);
 	done[device] = true;
 }
 
@@ -222,7 +243,8 @@ extern "C" filc2_status filc2_ntt_domain_new(int32_t device, int32_t log_n, uint
 		translate([&] {
 			h->d.reset(new ntt::domain<cuda_backend>(cuda_backend{}, log_n, max_pass, tile,
 			                                         (flags & FILC2_NTT_COMPACT) != 0, h->stream,
-			                                         (flags & FILC2_NTT_GREEDY) != 0));
+			                                         (flags & FILC2_NTT_GREEDY) != 0,
+			                                         (flags & FILC2_NTT_FOUR) != 0 ? 2 : 0));
 		});
 		*out = h.release();
 	});
@@ -246,6 +268,7 @@ extern "C" filc2_status filc2_ntt_domain_info(const filc2_ntt_domain* d, filc2_n
 		info->device = d->device;
 		info->table_bytes = d->d->table_bytes();
 		info->passes = pl.npasses();
+		info->thread_log = pl.le;
 		for (int i = 0; i < pl.npasses() && i < 4; ++i) {
 			info->pass_bits[i] = pl.passes[i].s;
 			info->pass_lines[i] = pl.passes[i].lp;
