@@ -9,7 +9,8 @@
 #                         its own; FILC2_SKIP_LOTUS_TEST=1 skips it in ./build.sh test)
 #   ./build.sh cuda-test  build the GPU test binary build/ffi.test (go test -c -tags cuda) to carry
 #                         to a GPU machine; cuda/device_check.sh runs it there
-#   ./build.sh cuda-check check the field and curve templates on the CPU (cuda/emu, no GPU)
+#   ./build.sh cuda-check check the field and curve templates, the MSM engine and the NTT kernels
+#                         (quick plans) on the CPU (cuda/emu, no GPU; a few minutes)
 #   ./build.sh cuda-report rebuild cuda/ with -Xptxas -v: registers, spills, stack per kernel
 #                         in build/cuda/resources.txt
 #   ./build.sh bench      run the Go benchmarks once
@@ -141,7 +142,10 @@ test)
 	;;
 lotus-test) run_lotus_tests ;;
 cuda-test) cuda_test ;;
-cuda-check) cuda/emu/run.sh ;;
+cuda-check)
+	cuda/emu/run.sh
+	cuda/emu/ntt_run.sh --quick
+	;;
 cuda-report)
 	cuda_lib --ptxas-verbose
 	grep -E 'field_op_kernel<mont_t<(fr|fp)_params>, 0>|once_kernel<mont_t<(fr|fp)_params>, 0>|chain_kernel<mont_t<(fr|fp)_params>, 0>' \

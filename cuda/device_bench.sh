@@ -19,8 +19,8 @@
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
 #   ntt         TestNTTBench: the transforms and the H pipeline from 2^16 to 2^27, and plan variants
-#   ntt-four    the NTT of 4 elements a thread (issue 17): its GPU tests against gnark and the H
-#               reference, then TestNTTBench with only those variants beside the default plans
+#   ntt-elems   the NTT of 4 (the default since session 20) and of 8 elements a thread (issue 17): the GPU
+#               tests against gnark and the H reference, then TestNTTBench with 8 a thread beside the defaults
 #   ncu-ntt, ncu-msm
 #               Nsight Compute counters (issue slots, stalls, pipes, memory) of the NTT's pass kernels at 2^24,
 #               or of the MSM's histogram, scatter and first level at 2^27 − 1 (TestMSMPhases: several minutes)
@@ -157,16 +157,16 @@ for s in "$@"; do
 		echo "exit $?"
 		grep -E '^BENCH|--- FAIL|panic' "$out/ntt.log"
 		;;
-	ntt-four)
-		step "ntt-four: the 4-elements-a-thread NTT kernels against gnark, then TestNTTBench (its variants only)"
-		(cd ffi && timeout 200 "$root/build/ffi.test" -test.run '^(TestNTTFour|TestNTTPlans|TestHPipeline|TestNTT)$' \
-			-test.count=1 -test.v >"$out/ntt-four-test.log" 2>&1)
-		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/ntt-four-test.log") passed, $(grep -cE '^\s*--- FAIL' "$out/ntt-four-test.log") failed"
-		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/ntt-four-test.log" | head -20
-		(cd ffi && FILC2_BENCH=1 FILC2_NTT_BENCH_VARIANTS=four timeout 300 "$root/build/ffi.test" -test.run '^TestNTTBench$' \
-			-test.count=1 -test.v >"$out/ntt-four.log" 2>&1)
+	ntt-elems)
+		step "ntt-elems: the NTT of 4 and of 8 elements a thread against gnark, then TestNTTBench (8 a thread beside the default only)"
+		(cd ffi && timeout 200 "$root/build/ffi.test" -test.run '^(TestNTTThreadElems|TestNTTPlans|TestHPipeline|TestNTT)$' \
+			-test.count=1 -test.v >"$out/ntt-elems-test.log" 2>&1)
+		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/ntt-elems-test.log") passed, $(grep -cE '^\s*--- FAIL' "$out/ntt-elems-test.log") failed"
+		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/ntt-elems-test.log" | head -20
+		(cd ffi && FILC2_BENCH=1 FILC2_NTT_BENCH_VARIANTS=eight timeout 300 "$root/build/ffi.test" -test.run '^TestNTTBench$' \
+			-test.count=1 -test.v >"$out/ntt-elems.log" 2>&1)
 		echo "exit $?"
-		grep -E '^BENCH|--- FAIL|panic' "$out/ntt-four.log"
+		grep -E '^BENCH|--- FAIL|panic' "$out/ntt-elems.log"
 		;;
 	ncu-ntt | ncu-msm)
 		# Hardware counters (Nsight Compute, the clocks left alone as METHOD.md asks) of the NTT's pass

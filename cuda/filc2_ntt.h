@@ -36,12 +36,12 @@ enum { FILC2_NTT_NN = 0, FILC2_NTT_NR = 1, FILC2_NTT_RN = 2 };
  * pass's twist (16·N bytes: 2 GiB at 2^27) for one more product per element in that pass.
  * Plan overrides, for tests and tuning: bits 8–11, the largest pass in bits (5–11, 0 =
  * default 10); bits 12–15, log2 of the elements per block (5–11, 0 = default 10); GREEDY,
- * passes of the largest size and the remainder last instead of an even split; FOUR, 4
- * elements a thread instead of 8 (radix-4 rounds, more warps a multiprocessor; passes and
- * blocks capped at 2^10 elements). */
+ * passes of the largest size and the remainder last instead of an even split; bits 16–19,
+ * log2 of the elements a pass kernel's thread holds (2: 4 elements, radix-4 rounds, passes
+ * and blocks of at most 2^10 elements; 3: 8 elements, radix-8 rounds; 0 = default 2). */
 #define FILC2_NTT_COMPACT 1u
 #define FILC2_NTT_GREEDY 2u
-#define FILC2_NTT_FOUR 4u
+#define FILC2_NTT_THREAD_LOG(bits) ((uint32_t)(bits) << 16)
 #define FILC2_NTT_MAX_PASS(bits) ((uint32_t)(bits) << 8)
 #define FILC2_NTT_TILE(bits) ((uint32_t)(bits) << 12)
 

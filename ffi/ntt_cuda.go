@@ -59,10 +59,10 @@ type DomainOptions struct {
 	// Greedy splits the transform into passes of MaxPassLog bits and a smaller last one
 	// instead of passes of equal size.
 	Greedy bool
-	// Four holds 4 elements a thread instead of 8 (radix-4 rounds: half the registers, more
-	// warps a multiprocessor, twice the shared-memory exchanges); passes and blocks are then
-	// capped at 2^10 elements.
-	Four bool
+	// ThreadElems is the elements a pass kernel's thread holds: 4 (radix-4 rounds, 80
+	// registers, passes and blocks of at most 2^10 elements), 8 (radix-8 rounds, 128
+	// registers, half the shared-memory exchanges) or 0 for the default, 4.
+	ThreadElems int
 }
 
 // Domain is an NTT domain of 2^LogN points on one device: bellperson's ω = 7^((r−1)/2^LogN)
@@ -81,7 +81,7 @@ type DomainInfo struct {
 	TableBytes uint64
 	PassBits   []int // bits per kernel pass (empty: a one-thread transform, LogN ≤ 4)
 	PassLines  []int // log2 of the lines each block of that pass holds
-	// ThreadElems is the elements one thread of a pass kernel holds: 8, or 4 (Four).
+	// ThreadElems is the elements one thread of a pass kernel holds (4 or 8).
 	ThreadElems int
 	Omega       fr.Element
 	OmegaInv    fr.Element
@@ -106,8 +106,14 @@ func NewDomainWith(logN int, o DomainOptions) (*Domain, error) {
 	if o.Greedy {
 		flags |= C.FILC2_NTT_GREEDY
 	}
-	if o.Four {
-		flags |= C.FILC2_NTT_FOUR
+	switch o.ThreadElems {
+	case 0:
+	case 4:
+		flags |= 2 << 16 // FILC2_NTT_THREAD_LOG(2)
+	case 8:
+		flags |= 3 << 16 // FILC2_NTT_THREAD_LOG(3)
+	default:
+		return nil, invalid("NTT elements a thread %d: want 4 or 8 (0 = default)", o.ThreadElems)
 	}
 	flags |= C.uint32_t(o.MaxPassLog&15) << 8
 	flags |= C.uint32_t(o.TileLog&15) << 12

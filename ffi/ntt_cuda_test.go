@@ -156,21 +156,26 @@ func TestNTT(t *testing.T) {
 	}
 }
 
-// TestNTTFour: the kernels of 4 elements a thread (DomainOptions.Four: 1-bit and 2-bit
-// rounds, 2^10-element passes at most) at every size of the brief, against gnark.
-func TestNTTFour(t *testing.T) {
+// TestNTTThreadElems: the kernels of 8 elements a thread (3-bit and 2-bit rounds, 2^11-element
+// passes) at every size of the brief against gnark, as TestNTT checks the default's (4 a
+// thread: 2-bit and 1-bit rounds, 2^10-element passes at most); the plans report which ran.
+func TestNTTThreadElems(t *testing.T) {
 	for _, k := range nttSizes {
-		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
-			d := newTestDomain(t, k, DomainOptions{Four: true})
-			info, err := d.Info()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if k > 4 && info.ThreadElems != 4 {
-				t.Fatalf("Four: %d elements a thread", info.ThreadElems)
-			}
-			checkNTT(t, d, 0)
-		})
+		for _, e := range []int{0, 8} {
+			t.Run(fmt.Sprintf("k=%d/elems=%d", k, e), func(t *testing.T) {
+				d := newTestDomain(t, k, DomainOptions{ThreadElems: e})
+				info, err := d.Info()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := map[int]int{0: 4, 8: 8}[e]; info.ThreadElems != want {
+					t.Fatalf("ThreadElems %d: the plan holds %d elements a thread, want %d", e, info.ThreadElems, want)
+				}
+				if e != 0 {
+					checkNTT(t, d, 0)
+				}
+			})
+		}
 	}
 }
 
@@ -181,22 +186,22 @@ func TestNTTPlans(t *testing.T) {
 		k int
 		o DomainOptions
 	}{
-		{11, DomainOptions{MaxPassLog: 11}},
-		{13, DomainOptions{MaxPassLog: 7, TileLog: 9, Four: true}},
-		{12, DomainOptions{MaxPassLog: 6, TileLog: 8}},
+		{11, DomainOptions{MaxPassLog: 11, ThreadElems: 8}},
+		{13, DomainOptions{MaxPassLog: 7, TileLog: 9}},
+		{12, DomainOptions{MaxPassLog: 6, TileLog: 8, ThreadElems: 8}},
+		{16, DomainOptions{MaxPassLog: 5, TileLog: 7, ThreadElems: 8}},
+		{16, DomainOptions{MaxPassLog: 8, TileLog: 11, Compact: true, ThreadElems: 8}},
+		{16, DomainOptions{MaxPassLog: 6, TileLog: 8, Greedy: true, ThreadElems: 8}},
+		{19, DomainOptions{MaxPassLog: 7, TileLog: 11, Greedy: true, ThreadElems: 8}},
+		{18, DomainOptions{MaxPassLog: 9, TileLog: 9, ThreadElems: 8}},
+		{20, DomainOptions{MaxPassLog: 5, TileLog: 11, ThreadElems: 8}},
+		{20, DomainOptions{Compact: true, ThreadElems: 8}},
+		{21, DomainOptions{MaxPassLog: 7, ThreadElems: 8}},
+		{22, DomainOptions{MaxPassLog: 11, TileLog: 11, ThreadElems: 8}},
 		{16, DomainOptions{MaxPassLog: 5, TileLog: 7}},
-		{16, DomainOptions{MaxPassLog: 8, TileLog: 11, Compact: true}},
-		{16, DomainOptions{MaxPassLog: 6, TileLog: 8, Greedy: true}},
-		{19, DomainOptions{MaxPassLog: 7, TileLog: 11, Greedy: true}},
-		{18, DomainOptions{MaxPassLog: 9, TileLog: 9}},
-		{20, DomainOptions{MaxPassLog: 5, TileLog: 11}},
+		{19, DomainOptions{MaxPassLog: 7, TileLog: 11, Greedy: true, ThreadElems: 4}},
 		{20, DomainOptions{Compact: true}},
-		{21, DomainOptions{MaxPassLog: 7}},
 		{22, DomainOptions{MaxPassLog: 11, TileLog: 11}},
-		{16, DomainOptions{MaxPassLog: 5, TileLog: 7, Four: true}},
-		{19, DomainOptions{MaxPassLog: 7, TileLog: 11, Greedy: true, Four: true}},
-		{20, DomainOptions{Compact: true, Four: true}},
-		{22, DomainOptions{MaxPassLog: 11, TileLog: 11, Four: true}},
 	}
 	if testing.Short() {
 		cases = cases[:4]
@@ -284,8 +289,8 @@ func TestHPipeline(t *testing.T) {
 		{1, DomainOptions{}}, {2, DomainOptions{}}, {4, DomainOptions{}}, {5, DomainOptions{}}, {7, DomainOptions{}},
 		{11, DomainOptions{}}, {15, DomainOptions{MaxPassLog: 5}}, {16, DomainOptions{Compact: true}},
 		{17, DomainOptions{MaxPassLog: 6, TileLog: 11}}, {22, DomainOptions{}},
-		{7, DomainOptions{Four: true}}, {15, DomainOptions{MaxPassLog: 5, Four: true}},
-		{16, DomainOptions{Compact: true, Four: true}}, {22, DomainOptions{Four: true}},
+		{7, DomainOptions{ThreadElems: 8}}, {15, DomainOptions{MaxPassLog: 5, ThreadElems: 8}},
+		{16, DomainOptions{Compact: true, ThreadElems: 8}}, {22, DomainOptions{ThreadElems: 8}},
 	} {
 		d := newTestDomain(t, c.k, c.o)
 		checkH(t, d, (1<<c.k)-1)
@@ -388,6 +393,11 @@ func TestNTTErrors(t *testing.T) {
 	}
 	if _, err := NewDomainWith(10, DomainOptions{MaxPassLog: 4}); !isInvalid(err) {
 		t.Errorf("MaxPassLog 4: %v", err)
+	}
+	for _, e := range []int{1, 2, 16, -4} {
+		if _, err := NewDomainWith(10, DomainOptions{ThreadElems: e}); !isInvalid(err) {
+			t.Errorf("ThreadElems %d: %v", e, err)
+		}
 	}
 	d := newTestDomain(t, 6, DomainOptions{})
 	if err := d.NTT(make([]fr.Element, 63), make([]fr.Element, 64), false, false); !isInvalid(err) {
@@ -524,26 +534,28 @@ func TestNTTBench(t *testing.T) {
 			float64(len(info.PassBits))*2*32*float64(int64(1)<<k)/(fwd/1e3)/1e9)
 		_ = d.Close()
 	}
-	// Plan variants: which pass split, block size and table to keep (the default plans are
-	// 8+7+7 at 2^22, 8+8+8 at 2^24, 9+9+9 at 2^27, blocks of 2^10 elements).
+	// Plan variants: which elements a thread, pass split, block size and table to keep (the
+	// default plans hold 4 elements a thread: 8+7+7 at 2^22, 8+8+8 at 2^24, 9+9+9 at 2^27, blocks
+	// of 2^10 elements).
 	if only != "" {
 		return
 	}
 	variants := map[int][]DomainOptions{
-		22: {{MaxPassLog: 11}, {TileLog: 11}, {Four: true}},
-		24: {{TileLog: 9}, {TileLog: 11}, {Compact: true}, {MaxPassLog: 9, Greedy: true}, {MaxPassLog: 10, Greedy: true},
-			{Four: true}, {Four: true, TileLog: 9}, {Four: true, Compact: true}},
-		26: {{Four: true}, {Four: true, TileLog: 9}},
-		27: {{TileLog: 9}, {TileLog: 11}, {Compact: true}, {MaxPassLog: 10, Greedy: true}, {MaxPassLog: 11, Greedy: true},
-			{Four: true}, {Four: true, TileLog: 9}},
+		16: {{ThreadElems: 8}},
+		20: {{ThreadElems: 8}},
+		22: {{ThreadElems: 8}, {MaxPassLog: 11, ThreadElems: 8}, {TileLog: 11, ThreadElems: 8}},
+		24: {{ThreadElems: 8}, {TileLog: 9}, {Compact: true}, {MaxPassLog: 9, Greedy: true},
+			{TileLog: 11, ThreadElems: 8}, {Compact: true, ThreadElems: 8}},
+		26: {{ThreadElems: 8}, {TileLog: 9}},
+		27: {{ThreadElems: 8}, {TileLog: 9}, {Compact: true}, {TileLog: 11, ThreadElems: 8}},
 	}
-	if v := os.Getenv("FILC2_NTT_BENCH_VARIANTS"); v == "four" {
-		// the 4-elements-a-thread kernels only, beside the default plan (a short device call)
+	if v := os.Getenv("FILC2_NTT_BENCH_VARIANTS"); v == "eight" {
+		// only 8 elements a thread beside the default plans (a short device call)
 		for k, vs := range variants {
-			variants[k] = slices.DeleteFunc(vs, func(o DomainOptions) bool { return !o.Four })
+			variants[k] = slices.DeleteFunc(vs, func(o DomainOptions) bool { return o != DomainOptions{ThreadElems: 8} })
 		}
 	}
-	for _, k := range []int{22, 24, 26, 27} {
+	for _, k := range []int{16, 20, 22, 24, 26, 27} {
 		for _, o := range variants[k] {
 			d := newTestDomain(t, k, o)
 			info, err := d.Info()

@@ -8,9 +8,9 @@
 // for DIT. Between passes a "pass twist" ω_{2^a}^(lo·bitrev_s(mid)) multiplies every
 // element (after a DIF pass, before a DIT pass); the last DIF pass (lo empty) has none.
 //
-// Inside a pass, one thread holds 2^le elements in registers: le = 3 (8 elements, the
-// default) or le = 2 (4 elements: half the registers, more warps an SM, twice the
-// exchanges). A round transforms one digit of mid: r = le bits (a 2^le-point DFT per
+// Inside a pass, one thread holds 2^le elements in registers: le = 2 (4 elements, the
+// default: 80 registers, 24 warps an SM) or le = 3 (8 elements: 128 registers, 16 warps, half
+// the exchanges). A round transforms one digit of mid: r = le bits (a 2^le-point DFT per
 // thread) or r = le − 1 bits (two 2^(le−1)-point DFTs per thread, paired over the rest bit
 // just below the digit); rounds run from the top digit down (DIF numbering; DIT runs them
 // backwards) and exchange their data through shared memory. Round i's digit occupies mid
@@ -34,7 +34,9 @@ constexpr int MAX_PASS = 11;
 constexpr int MAX_ROUNDS = 6;     // 11 = 2 + 3 + 3 + 3 (le = 3); 11 = 1 + 2·5 (le = 2)
 constexpr int MAX_TILE_LOG = 11;  // elements per block ≤ 2^11 (256 threads of 8, 64 KiB)
 constexpr int MAX_THREADS_LOG = 8;  // at most 256 threads a block (the pass kernels' launch bounds)
-constexpr int DEFAULT_LE = 3;       // 8 elements a thread
+// 4 elements a thread: measured on the H100 (cuda/NOTES.md, session 20) against 8 at 2^22–2^27,
+// forward 2^24 6.29 → 4.30 ms, 2^27 42.2 → 39.4 ms; the H pipeline at 2^27 285 → 262 ms.
+constexpr int DEFAULT_LE = 2;
 constexpr int DEFAULT_PASS = 10;
 constexpr int DEFAULT_TILE = 10;
 constexpr int POW_BITS = 14;  // two-level power tables: x^e = T1[e mod 2^14]·T2[e >> 14], e < 2^28
@@ -116,9 +118,10 @@ inline plan make_plan(int n, int max_pass, int tile_log, bool greedy = false, in
 	if (n < 1 || n > MAX_LOG) throw std::invalid_argument("ntt: log size out of range");
 	if (le == 0) le = DEFAULT_LE;
 	if (le != 2 && le != 3) throw std::invalid_argument("ntt: elements a thread must be 4 or 8");
-	// Defaults measured on the H200 (cuda/NOTES.md, "NTT variants"): two 11-bit passes beat
-	// three at 2^21–2^22 (1.29 ms against 1.54 at 2^22), and blocks of 2^11 elements win
-	// from 2^27 up (42.2 ms against 44.4).
+	// Defaults measured on the H200 with 8 elements a thread (cuda/NOTES.md, "NTT variants"):
+	// two 11-bit passes beat three at 2^21–2^22 (1.29 ms against 1.54 at 2^22), and blocks of
+	// 2^11 elements win from 2^27 up (42.2 ms against 44.4). With 4 a thread both are capped
+	// at 2^10 (2^22 in 8+7+7: 1.06 ms on the H100).
 	if (max_pass <= 0) max_pass = (n == 21 || n == 22) ? 11 : DEFAULT_PASS;
 	if (tile_log <= 0) tile_log = n >= 27 ? 11 : DEFAULT_TILE;
 	if (max_pass < MIN_PASS) max_pass = MIN_PASS;

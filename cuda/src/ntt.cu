@@ -232,9 +232,11 @@ extern "C" filc2_status filc2_ntt_domain_new(int32_t device, int32_t log_n, uint
 		*out = nullptr;
 		if (log_n < 1 || log_n > ntt::MAX_LOG) throw_invalid("NTT log size must be 1..28");
 		const int max_pass = static_cast<int>((flags >> 8) & 15u), tile = static_cast<int>((flags >> 12) & 15u);
+		const int le = static_cast<int>((flags >> 16) & 15u);
 		if ((max_pass && (max_pass < ntt::MIN_PASS || max_pass > ntt::MAX_PASS)) ||
 		    (tile && (tile < ntt::MIN_PASS || tile > ntt::MAX_TILE_LOG)))
 			throw_invalid("NTT plan override out of range (5..11)");
+		if (le != 0 && le != 2 && le != 3) throw_invalid("NTT elements a thread must be 4 or 8 (log 2 or 3)");
 		use_device(device);
 		allow_shared(device);
 		std::unique_ptr<filc2_ntt_domain> h(new filc2_ntt_domain);
@@ -243,8 +245,7 @@ extern "C" filc2_status filc2_ntt_domain_new(int32_t device, int32_t log_n, uint
 		translate([&] {
 			h->d.reset(new ntt::domain<cuda_backend>(cuda_backend{}, log_n, max_pass, tile,
 			                                         (flags & FILC2_NTT_COMPACT) != 0, h->stream,
-			                                         (flags & FILC2_NTT_GREEDY) != 0,
-			                                         (flags & FILC2_NTT_FOUR) != 0 ? 2 : 0));
+			                                         (flags & FILC2_NTT_GREEDY) != 0, le));
 		});
 		*out = h.release();
 	});
