@@ -376,12 +376,15 @@ class engine {
 	static uint32_t first_chunk(const msm_config& cfg, size_t entries) {
 		if (cfg.chunk > 0) return static_cast<uint32_t>(cfg.chunk);
 		// Enough threads to fill the device (2^17), at least 4 pairs each, at most 64 (64 beat
-		// 32 by 5% at 2^24 on the H200) or, from 2^28 pairs a pass, 128 (the later levels
-		// then cost 10 ms instead of 35 at 2^27 and 2^26: TestMSMPhases).
+		// 32 by 5% at 2^24 on the H200) or, from 2^26 pairs a pass, 128: the later levels then
+		// cost 10 ms instead of 35 at 2^27 and 2^26 (TestMSMPhases, 2^28 pairs a pass and more),
+		// and the first level is no slower (2^27 on an H100: 680 ms with 128 at 3 windows a pass,
+		// 684 with 64 at one); the threshold was 2^28 until session 20, which left an 80 GB card's
+		// H MSM (one window a pass: 2^27 pairs) at 64 and 39 ms of later levels.
 		// The same for every variant (the batch-affine kernels run K sub-streams a thread, so
 		// fewer threads below 2^24 pairs), so that a scratch reserved for one plan fits them all.
 		const size_t l = entries >> 17;
-		const size_t cap = entries >= (size_t(1) << 28) ? 128 : 64;
+		const size_t cap = entries >= (size_t(1) << 26) ? 128 : 64;
 		return static_cast<uint32_t>(l < 4 ? 4 : l > cap ? cap : l);
 	}
 

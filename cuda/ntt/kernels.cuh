@@ -11,9 +11,9 @@
 // global access for races.
 //
 // Shared memory of a pass: the tile of 2^(s+lp) elements as two planes of 16-byte
-// halves (slot i and T + i, T = tile size), slot index swizzled so that the eight
+// halves (slot i and T + i, T = tile size), slot index swizzled (swz) so that the eight
 // lanes of a quarter warp hit eight different 16-byte bank groups in every exchange
-// pattern; then the edge factors (two slots each; at most max(8, 2^(lp+3))).
+// pattern; then the edge factors (two slots each; at most 2^(lp+LE)).
 #pragma once
 
 #include <cstdint>
@@ -71,7 +71,14 @@ __device__ __forceinline__ uint32_t brev_bits(uint32_t x, uint32_t bits) {
 	return bits ? __brev(x) >> (32 - bits) : 0u;
 }
 
-__device__ __forceinline__ uint32_t swz(uint32_t i) { return i ^ ((i >> 3) & 7u); }
+// swz: slot i's bank group (its low 3 bits) XOR a linear function of bits 3–5 (bit 3 → 2, bit
+// 4 → 5, bit 5 → 6, packed as the table 0x13467520): a bijection within each 64-slot group
+// under which every exchange of both thread shapes (8 elements: the lanes of a quarter warp
+// spread over slot bits {0,1,2}, {0,1,5}, {0,4,5} or {3,4,5}; 4 elements: {0,1,2}, {0,1,4},
+// {0,3,4} or {2,3,4}) is conflict-free (cuda/emu/ntt_banks.cpp checks every shape). The
+// swizzle before session 20, i ^ (i >> 3 & 7), left 4 elements a thread one 2-way-conflicted
+// exchange a pass.
+__device__ __forceinline__ uint32_t swz(uint32_t i) { return i ^ ((0x13467520u >> (((i >> 3) & 7u) * 4)) & 7u); }
 
 __device__ __forceinline__ uint4 half_lo(const fr_t& x) { return make_uint4(x.l[0], x.l[1], x.l[2], x.l[3]); }
 __device__ __forceinline__ uint4 half_hi(const fr_t& x) { return make_uint4(x.l[4], x.l[5], x.l[6], x.l[7]); }
