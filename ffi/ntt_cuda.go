@@ -53,7 +53,8 @@ type DomainOptions struct {
 	// of one more field product per element in that pass.
 	Compact bool
 	// MaxPassLog (5–11, 0 = 10) and TileLog (5–11, 0 = 10) override the pass plan: the
-	// largest sub-transform one kernel pass does, and the elements per thread block.
+	// largest sub-transform one kernel pass does, and the elements per thread block (both at
+	// most 10 with 4 elements a thread: larger values are capped there).
 	MaxPassLog int
 	TileLog    int
 	// Greedy splits the transform into passes of MaxPassLog bits and a smaller last one

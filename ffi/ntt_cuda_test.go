@@ -200,6 +200,7 @@ func TestNTTPlans(t *testing.T) {
 		{22, DomainOptions{MaxPassLog: 11, TileLog: 11, ThreadElems: 8}},
 		{16, DomainOptions{MaxPassLog: 5, TileLog: 7}},
 		{19, DomainOptions{MaxPassLog: 7, TileLog: 11, Greedy: true, ThreadElems: 4}},
+		{20, DomainOptions{MaxPassLog: 5, TileLog: 9}},
 		{20, DomainOptions{Compact: true}},
 		{22, DomainOptions{MaxPassLog: 11, TileLog: 11}},
 	}
