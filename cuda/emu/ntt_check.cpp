@@ -18,8 +18,6 @@
 // exit status 1 on any finding.
 #include "emu.h"
 
-#define __grid_constant__
-
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -31,16 +29,6 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
-struct uint4 {
-	uint32_t x, y, z, w;
-};
-inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return uint4{x, y, z, w}; }
-inline uint32_t __brev(uint32_t x) {
-	uint32_t r = 0;
-	for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
-	return r;
-}
 
 #include "../ntt/driver.cuh"
 

@@ -155,53 +155,50 @@ __device__ __forceinline__ void bf_dit(fr_t& a, fr_t& b, const fr_t& w) {
 	a = a + t;
 }
 
-// radix_dif<LE, R>: the 2^R-point DIF along the digit (natural in, bit-reversed out), for
-// each of the 2^(LE−R) values of y. Register j = x·2^(LE−R) + y. Stage t pairs x with
-// x + 2^t (x's bit t clear), the second times ω_{2^(t+1)}^(x mod 2^t) = ω8^((x mod 2^t)·2^(2−t))
-// (w8 holds ω8, ω8², ω8³; R ≤ 3).
-template <int LE, int R>
-__device__ __forceinline__ void radix_dif(fr_t v[1 << LE], const fr_t* w8) {
+// radix_stage<LE, R, DIF>: stage t of the 2^R-point transform along the digit, for each of the
+// 2^(LE−R) values of y (register j = x·2^(LE−R) + y): x with bit t clear is paired with
+// x + 2^t, the second of the pair twisted by ω_{2^(t+1)}^(x mod 2^t) = ω8^((x mod 2^t)·2^(2−t))
+// (w8 holds ω8, ω8², ω8³; R ≤ 3) — after the DIF butterfly, before the DIT one.
+template <int LE, int R, bool DIF>
+__device__ __forceinline__ void radix_stage(fr_t v[1 << LE], const fr_t* w8, int t) {
 	constexpr int yb = LE - R;
 #pragma unroll
-	for (int t = R - 1; t >= 0; --t) {
+	for (int x = 0; x < (1 << R); ++x) {
+		if (x & (1 << t)) continue;
+		const int k = (x & ((1 << t) - 1)) << (2 - t);
 #pragma unroll
-		for (int x = 0; x < (1 << R); ++x) {
-			if (x & (1 << t)) continue;
-			const int k = (x & ((1 << t) - 1)) << (2 - t);
-#pragma unroll
-			for (int y = 0; y < (1 << yb); ++y) {
-				fr_t& a = v[(x << yb) + y];
-				fr_t& b = v[((x + (1 << t)) << yb) + y];
-				if (k == 0)
+		for (int y = 0; y < (1 << yb); ++y) {
+			fr_t& a = v[(x << yb) + y];
+			fr_t& b = v[((x + (1 << t)) << yb) + y];
+			if (k == 0) {
+				if constexpr (DIF)
 					bf_dif(a, b);
 				else
-					bf_dif(a, b, w8[k - 1]);
-			}
-		}
-	}
-}
-
-// radix_dit<LE, R>: the transpose of radix_dif<LE, R> (bit-reversed in, natural out).
-template <int LE, int R>
-__device__ __forceinline__ void radix_dit(fr_t v[1 << LE], const fr_t* w8) {
-	constexpr int yb = LE - R;
-#pragma unroll
-	for (int t = 0; t < R; ++t) {
-#pragma unroll
-		for (int x = 0; x < (1 << R); ++x) {
-			if (x & (1 << t)) continue;
-			const int k = (x & ((1 << t) - 1)) << (2 - t);
-#pragma unroll
-			for (int y = 0; y < (1 << yb); ++y) {
-				fr_t& a = v[(x << yb) + y];
-				fr_t& b = v[((x + (1 << t)) << yb) + y];
-				if (k == 0)
 					bf_dit(a, b);
+			} else {
+				if constexpr (DIF)
+					bf_dif(a, b, w8[k - 1]);
 				else
 					bf_dit(a, b, w8[k - 1]);
 			}
 		}
 	}
+}
+
+// radix_dif<LE, R>: the 2^R-point DIF along the digit (natural in, bit-reversed out): its
+// stages from the top bit of x down.
+template <int LE, int R>
+__device__ __forceinline__ void radix_dif(fr_t v[1 << LE], const fr_t* w8) {
+#pragma unroll
+	for (int t = R - 1; t >= 0; --t) radix_stage<LE, R, true>(v, w8, t);
+}
+
+// radix_dit<LE, R>: the transpose of radix_dif<LE, R> (bit-reversed in, natural out): the
+// same stages from the bottom bit up.
+template <int LE, int R>
+__device__ __forceinline__ void radix_dit(fr_t v[1 << LE], const fr_t* w8) {
+#pragma unroll
+	for (int t = 0; t < R; ++t) radix_stage<LE, R, false>(v, w8, t);
 }
 
 // round_twist<LE, R>: v[j] ·= T[rest·2^R + x'] (x' the digit position of register j).
