@@ -66,6 +66,8 @@ typedef struct filc2_msm_config {
 typedef struct filc2_msm_result {
 	int32_t window_bits; /* c */
 	int32_t windows;     /* window sums written */
+	int32_t per_pass;    /* Pippenger: windows sorted and accumulated a pass (0: none ran) */
+	int32_t lent;        /* filc2_msm_run_lent: the pair buffers the call put in loans (0–2) */
 	uint64_t ones;       /* split / batch addition: points added with scalar 1 */
 	uint64_t others;     /* scalars that went through Pippenger */
 } filc2_msm_result;
@@ -150,6 +152,21 @@ enum { FILC2_MSM_MAX_SORT = 3 };
 enum { FILC2_MSM_RESERVE_SPLIT = 1 };
 filc2_status filc2_msm_share_scratch(filc2_msm_bases *dst, filc2_msm_bases *src);
 filc2_status filc2_msm_reserve(filc2_msm_bases *b, size_t n, int32_t flags, uint64_t *scratch_bytes);
+/* Loans: device memory on the handle's device that one call may use and overwrite (a buffer
+ * the caller is done with), each 256-byte aligned. filc2_msm_run_lent puts its sort's pair
+ * buffers (n·windows-a-pass·8 bytes each; the radix and binned sorts have two) in them
+ * where they fit, buffer i in loan i, so that the scratch holds only the rest and plans
+ * more windows a pass. filc2_msm_reserve_lent is filc2_msm_reserve for such calls (dense
+ * only: flags 0): it reads the loans' sizes only, and the same call without loans may then
+ * find no plan within the fixed scratch (FILC2_ERR_OUT_OF_MEMORY). Host-resident bases
+ * (streamed) ignore loans. */
+#define FILC2_MSM_MAX_LOANS 2
+typedef struct filc2_msm_loan {
+	void *ptr;
+	size_t bytes;
+} filc2_msm_loan;
+filc2_status filc2_msm_reserve_lent(filc2_msm_bases *b, size_t n, int32_t flags, const filc2_msm_loan *loans,
+                                    int32_t nloans, uint64_t *scratch_bytes);
 filc2_status filc2_msm_plan_bytes(int32_t group, size_t n, int32_t flags, uint64_t *bytes);
 /* group: FILC2_MSM_G1 or _G2; n: points; device_bytes: bases plus the scratch it owns (a
  * shared scratch is counted by the handle that made it). */
@@ -163,6 +180,11 @@ filc2_status filc2_msm_download(filc2_msm_bases *b, size_t first, size_t count, 
  * windows holds FILC2_MSM_MAX_WINDOWS Jacobian points. */
 filc2_status filc2_msm_run(filc2_msm_bases *b, const void *scalars, size_t n, int32_t flags,
                            const filc2_msm_config *cfg, void *windows, filc2_msm_result *res);
+/* filc2_msm_run with nloans ≤ FILC2_MSM_MAX_LOANS loans (see filc2_msm_reserve_lent): the
+ * loans' contents are overwritten; they must not overlap each other or the scalars. */
+filc2_status filc2_msm_run_lent(filc2_msm_bases *b, const void *scalars, size_t n, int32_t flags,
+                                const filc2_msm_config *cfg, const filc2_msm_loan *loans, int32_t nloans,
+                                void *windows, filc2_msm_result *res);
 
 /* The same sum, the scalars classified on the device first: 0 skipped, 1 batch-added,
  * the rest through Pippenger on the compacted tail (the batch sum is added into window 0).

@@ -125,6 +125,17 @@ type workBuffers struct {
 	as, bs  *FrBuffer // the compacted A and B scalars
 }
 
+// others are a, b and c less x (the H MSM's loans: H is in x).
+func (w *workBuffers) others(x *FrBuffer) []*FrBuffer {
+	out := make([]*FrBuffer, 0, 2)
+	for _, b := range []*FrBuffer{w.a, w.b, w.c} {
+		if b != x {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 func (w *workBuffers) free() error {
 	if w == nil {
 		return nil
@@ -393,7 +404,14 @@ func (p *Prover) reserveScratch(plans []scratchPlan) error {
 		}
 	}
 	for _, q := range plans {
-		got, err := p.handleOf(q.query).reserveScratch(q.n, q.split)
+		var got uint64
+		var err error
+		if q.query == "h" && p.work != nil {
+			// The H MSM borrows the two work buffers the H pipeline is done with.
+			got, err = p.handleOf(q.query).reserveScratchLent(q.n, []*FrBuffer{p.work.b, p.work.c})
+		} else {
+			got, err = p.handleOf(q.query).reserveScratch(q.n, q.split)
+		}
 		if err != nil {
 			return fmt.Errorf("reserving the MSM scratch for the %s query (%d scalars, %.1f GiB unlimited) on device %d: %w",
 				q.query, q.n, float64(q.bytes)/(1<<30), p.device, err)
@@ -807,7 +825,8 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		return nil, err
 	}
 	yield()
-	if s.H, err = p.h.MSMDevice(hb.Pointer(), p.shape.Domain-1, false); err != nil {
+	// The H MSM borrows a, b and c less hb for its sort's pairs (its scratch was reserved so).
+	if s.H, err = p.h.MSMDeviceLent(hb.Pointer(), p.shape.Domain-1, wk.others(hb)...); err != nil {
 		return nil, fmt.Errorf("H MSM: %w", err)
 	}
 	lap(&st.MSMH)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -47,6 +48,8 @@ type msmInfo struct {
 	Windows    int
 	Ones       uint64 // points added with scalar 1 (split, batch addition)
 	Others     uint64 // scalars that went through Pippenger
+	PerPass    int    // Pippenger: windows sorted and accumulated a pass
+	Lent       int    // pair buffers the call put in lent device memory (MSMDeviceLent)
 }
 
 const maxWindows = C.FILC2_MSM_MAX_WINDOWS
@@ -234,6 +237,20 @@ func (b *handle) reserveScratch(n int, split bool) (uint64, error) {
 	return uint64(got), err
 }
 
+// reserveScratchLent is reserveScratch for dense calls that lend buffers of these sizes
+// (MSMDeviceLent): the scratch holds what the loans do not.
+func (b *handle) reserveScratchLent(n int, lent []*FrBuffer) (uint64, error) {
+	loans, k, err := cLoans(lent, true)
+	if err != nil {
+		return 0, err
+	}
+	var got C.uint64_t
+	err = b.use(func(h *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_reserve_lent(h, C.size_t(n), 0, &loans[0], k, &got))
+	})
+	return uint64(got), err
+}
+
 // scratchPlanBytes is the scratch a call over n scalars of a group (G2: g2 true) plans
 // with no memory limit.
 func scratchPlanBytes(g2 bool, n int, split bool) (uint64, error) {
@@ -272,7 +289,54 @@ func cConfig(cfg *msmConfig) *C.filc2_msm_config {
 
 func infoOf(r *C.filc2_msm_result) msmInfo {
 	return msmInfo{WindowBits: int(r.window_bits), Windows: int(r.windows), Ones: uint64(r.ones),
-		Others: uint64(r.others)}
+		Others: uint64(r.others), PerPass: int(r.per_pass), Lent: int(r.lent)}
+}
+
+// maxLoans is the most device buffers one MSM call may borrow (filc2_msm_run_lent).
+const maxLoans = C.FILC2_MSM_MAX_LOANS
+
+// cLoans is lent as filc2_msm_loans (nil buffers skipped); sizesOnly leaves the pointers out
+// (filc2_msm_reserve_lent reads the sizes).
+func cLoans(lent []*FrBuffer, sizesOnly bool) ([maxLoans]C.filc2_msm_loan, C.int32_t, error) {
+	var out [maxLoans]C.filc2_msm_loan
+	k := 0
+	for _, l := range lent {
+		if l == nil {
+			continue
+		}
+		if k == maxLoans {
+			return out, 0, fmt.Errorf("ffi: more than %d buffers lent to one MSM", maxLoans)
+		}
+		if !sizesOnly {
+			if l.p == nil {
+				return out, 0, ErrClosed
+			}
+			out[k].ptr = l.p
+		}
+		out[k].bytes = C.size_t(uint64(l.n) * fr.Bytes)
+		k++
+	}
+	return out, C.int32_t(k), nil
+}
+
+// runLent is run (dense, scalars on the device) with lent buffers for the sort's pairs.
+func (b *handle) runLent(scalars unsafe.Pointer, n int, lent []*FrBuffer, windows unsafe.Pointer) (msmInfo, error) {
+	if n < 0 || n > b.n {
+		return msmInfo{}, fmt.Errorf("ffi: %d scalars for %d bases", n, b.n)
+	}
+	loans, k, err := cLoans(lent, false)
+	if err != nil {
+		return msmInfo{}, err
+	}
+	var res C.filc2_msm_result
+	err = b.use(func(h *C.filc2_msm_bases) error {
+		return check(C.filc2_msm_run_lent(h, scalars, C.size_t(n), C.FILC2_MSM_ON_DEVICE, nil, &loans[0], k, windows,
+			&res))
+	})
+	for _, l := range lent {
+		runtime.KeepAlive(l)
+	}
+	return infoOf(&res), err
 }
 
 // run calls filc2_msm_run or _split; windows must hold maxWindows Jacobian points.
@@ -466,6 +530,24 @@ func (b *G1Bases) MSMDevice(scalars unsafe.Pointer, n int, split bool) (bls.G1Ja
 		return bls.G1Jac{}, err
 	}
 	return combineG1(w[:info.Windows], info.WindowBits), nil
+}
+
+// MSMDeviceLent is MSMDevice (dense) with up to two device buffers of this device lent to
+// the call: it may overwrite them, and puts its sort's pair buffers there where they fit,
+// so that the MSM scratch holds only the rest of its plan (more windows a pass in a
+// scratch reserved for it). The buffers must not overlap the scalars.
+func (b *G1Bases) MSMDeviceLent(scalars unsafe.Pointer, n int, lent ...*FrBuffer) (bls.G1Jac, error) {
+	r, _, err := b.msmDeviceLent(scalars, n, lent)
+	return r, err
+}
+
+func (b *G1Bases) msmDeviceLent(scalars unsafe.Pointer, n int, lent []*FrBuffer) (bls.G1Jac, msmInfo, error) {
+	var w [maxWindows]bls.G1Jac
+	info, err := b.runLent(scalars, n, lent, unsafe.Pointer(&w[0]))
+	if err != nil {
+		return bls.G1Jac{}, info, err
+	}
+	return combineG1(w[:info.Windows], info.WindowBits), info, nil
 }
 
 func (b *G1Bases) msm(split bool, scalars []fr.Element, cfg *msmConfig) (bls.G1Jac, msmInfo, error) {

@@ -1007,3 +1007,109 @@ func TestMSMPhases(t *testing.T) {
 		}
 	}
 }
+
+// TestMSMLent: the dense MSM with its sort's pair buffers in two lent device buffers (the
+// H MSM's way, MSMDeviceLent) equals gnark's whatever the loans held before, and says it
+// used both; a second loan too small for its buffer is left alone; bad loans are refused;
+// a scratch reserved for lent calls runs them with as many windows a pass as an unlimited
+// plan, and the same call unlent plans fewer windows there (or none: out of memory).
+func TestMSMLent(t *testing.T) {
+	const n = 1<<16 + 3
+	p, b := basesG1(t, n)
+	defer b.Close()
+	s := randomFr(n)
+	want := refMSMG1(t, p, s)
+	dev, err := AllocFr(0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free()
+	if err := dev.Upload(s); err != nil {
+		t.Fatal(err)
+	}
+	_, unlent, err := b.msm(false, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unlent.PerPass < 1 || unlent.Lent != 0 {
+		t.Fatalf("unlent MSM: %d windows a pass, %d buffers lent", unlent.PerPass, unlent.Lent)
+	}
+	elems := (n*unlent.PerPass*8 + fr.Bytes - 1) / fr.Bytes // one pair buffer, in Fr elements
+	loan := func(k int) *FrBuffer {
+		l, err := AllocFr(0, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Free() })
+		if err := l.Upload(randomFr(k)); err != nil { // junk the call must not read
+			t.Fatal(err)
+		}
+		return l
+	}
+	l0, l1, short := loan(elems), loan(elems), loan(elems-1)
+	for _, c := range []struct {
+		name string
+		lent []*FrBuffer
+		want int
+	}{{"both", []*FrBuffer{l0, l1}, 2}, {"second short", []*FrBuffer{l0, short}, 1}, {"first short", []*FrBuffer{short, l1}, 0},
+		{"none", nil, 0}} {
+		got, info, err := b.msmDeviceLent(dev.Pointer(), n, c.lent)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if g := affG1(&got); !g.Equal(&want) {
+			t.Fatalf("%s: got %v, want %v", c.name, g, want)
+		}
+		if info.Lent != c.want || info.PerPass != unlent.PerPass {
+			t.Errorf("%s: %d buffers lent (want %d), %d windows a pass (want %d)", c.name, info.Lent, c.want,
+				info.PerPass, unlent.PerPass)
+		}
+	}
+	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{l0, l1, short}); err == nil {
+		t.Error("three loans: no error")
+	}
+	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{dev, l1}); err == nil || errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("the scalars lent: %v, want an invalid-argument error", err)
+	}
+	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{l0, l0}); err == nil || errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("one buffer lent twice: %v, want an invalid-argument error", err)
+	}
+
+	// A scratch reserved for lent calls.
+	r, err := UploadG1(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	reserved, err := r.reserveScratchLent(n, []*FrBuffer{l0, l1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, info, err := r.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{l0, l1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := affG1(&got); !g.Equal(&want) {
+		t.Fatalf("reserved, lent: got %v, want %v", g, want)
+	}
+	if info.Lent != 2 || info.PerPass != unlent.PerPass {
+		t.Errorf("reserved, lent: %d buffers lent, %d windows a pass (want 2, %d)", info.Lent, info.PerPass, unlent.PerPass)
+	}
+	got, info, err = r.msmDeviceLent(dev.Pointer(), n, nil)
+	switch {
+	case errors.Is(err, ErrOutOfMemory):
+	case err != nil:
+		t.Fatalf("reserved, unlent: %v", err)
+	default:
+		if g := affG1(&got); !g.Equal(&want) {
+			t.Fatalf("reserved, unlent: got %v, want %v", g, want)
+		}
+		if info.PerPass >= unlent.PerPass {
+			t.Errorf("reserved, unlent: %d windows a pass in a scratch of %d bytes reserved for lent calls (unlimited: %d)",
+				info.PerPass, reserved, unlent.PerPass)
+		}
+	}
+	if after, err := r.DeviceBytes(); err != nil || after-uint64(n)*96 != reserved {
+		t.Errorf("the reserved scratch: %d bytes reserved, the handle now %d bytes with its points (%v)", reserved, after, err)
+	}
+}

@@ -216,6 +216,84 @@ struct checker {
 		if (split_too) streamed(what, s, cfg, want);
 	}
 
+	// lent: the dense sum with its pair buffers in loans (junk-filled first): two loans that
+	// hold them, a second one 8 bytes short, a first one short, the atomic sort's single
+	// buffer; then a fresh engine whose scratch is reserved for the lent call: the lent call
+	// plans every window a pass within it, the same call without loans fewer or none.
+	void lent(const std::string& what, const std::vector<fr_t>& s) {
+		const size_t n = s.size();
+		const affine_t<F> want = naive(bases, s);
+		const std::string tag = std::string(name) + " lent " + what;
+		std::vector<jac_t<F>> out(max_windows);
+		const msm_result r0 = eng.msm(s.data(), n, {}, out.data());
+		const size_t words = n * static_cast<size_t>(r0.per_pass);
+		std::vector<uint64_t> l0(words + 64), l1(words + 64);
+		const auto loans_of = [&](size_t b0, size_t b1) {
+			std::fill(l0.begin(), l0.end(), 0xabababababababab);
+			std::fill(l1.begin(), l1.end(), 0x5555555555555555);
+			loans ln;
+			ln.r[0] = {l0.data(), b0};
+			ln.r[1] = {l1.data(), b1};
+			ln.n = 2;
+			return ln;
+		};
+		const size_t bytes = words * sizeof(uint64_t);
+		struct kase {
+			const char* what;
+			size_t b0, b1;
+			int sort, lent;
+		} cases[] = {{"both", bytes, bytes, 0, 2},
+		             {"second short", bytes, bytes - 8, 0, 1},
+		             {"first short", bytes - 8, bytes, 0, 0},
+		             {"atomic sort", bytes, bytes, sort_atomic, 1}};
+		for (const kase& k : cases) {
+			msm_config c;
+			c.sort = k.sort;
+			const loans ln = loans_of(k.b0, k.b1);
+			const msm_result r = eng.msm(s.data(), n, c, out.data(), nullptr, &ln);
+			expect((tag + " " + k.what).c_str(), combine(out.data(), r), want);
+			if (r.lent != k.lent || r.per_pass != r0.per_pass) {
+				std::printf("FAIL %s %s: %d buffers lent (want %d), %d windows a pass (want %d)\n", tag.c_str(), k.what,
+				            r.lent, k.lent, r.per_pass, r0.per_pass);
+				++failures;
+			}
+			// The loans the call says it used were written, the others not.
+			const bool w0 = std::count(l0.begin(), l0.end(), 0xabababababababab) != std::ptrdiff_t(l0.size());
+			const bool w1 = std::count(l1.begin(), l1.end(), 0x5555555555555555) != std::ptrdiff_t(l1.size());
+			if (w0 != (k.lent >= 1) || w1 != (k.lent >= 2)) {
+				std::printf("FAIL %s %s: loans written %d, %d with %d lent\n", tag.c_str(), k.what, w0, w1, k.lent);
+				++failures;
+			}
+		}
+		engine<F> fixed(bases.data(), bases.size(), 0);
+		const loans ln = loans_of(bytes, bytes);
+		loans sizes = ln;
+		sizes.r[0].p = sizes.r[1].p = nullptr;
+		const size_t reserved = fixed.reserve(n, false, {}, &sizes);
+		const size_t unlent = engine<F>::plan_bytes(n, false, {}, ~size_t(0));
+		const msm_result r = fixed.msm(s.data(), n, {}, out.data(), nullptr, &ln);
+		expect((tag + " reserved").c_str(), combine(out.data(), r), want);
+		if (r.lent != 2 || r.per_pass != r0.per_pass || fixed.scratch_bytes() != reserved || reserved >= unlent) {
+			std::printf("FAIL %s reserved: %d lent, %d windows a pass (want %d), scratch %zu of %zu reserved (unlent plan %zu)\n",
+			            tag.c_str(), r.lent, r.per_pass, r0.per_pass, fixed.scratch_bytes(), reserved, unlent);
+			++failures;
+		}
+		try {
+			const msm_result u = fixed.msm(s.data(), n, {}, out.data());
+			expect((tag + " reserved, unlent").c_str(), combine(out.data(), u), want);
+			if (u.lent != 0 || u.per_pass >= r0.per_pass) {
+				std::printf("FAIL %s reserved, unlent: %d lent, %d windows a pass (lent: %d)\n", tag.c_str(), u.lent,
+				            u.per_pass, r0.per_pass);
+				++failures;
+			}
+		} catch (const std::runtime_error&) {
+		}
+		if (fixed.scratch_bytes() != reserved) {
+			std::printf("FAIL %s reserved scratch grew from %zu to %zu\n", tag.c_str(), reserved, fixed.scratch_bytes());
+			++failures;
+		}
+	}
+
 	// streamed: the same sums with the bases streamed from "host" memory through two buffers, in
 	// chunks of 7 (a short last chunk), of a third and of all the points, by an engine whose own
 	// bases are all infinity (so a kernel reading them instead of the buffers fails the check).
@@ -376,6 +454,7 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 		// Larger: default configuration (several accumulation levels), skewed buckets.
 		std::vector<fr_t> s = rand_scalars(nb);
 		ck.msm("random n=" + std::to_string(nb), s, {}, false);
+		ck.lent("random n=" + std::to_string(nb), s);
 		for (size_t i = 0; i < s.size(); ++i) s[i] = i % 3 ? mont_of(r_minus(1)) : mont_of(small_canon(2));
 		msm_config cfg;
 		cfg.chunk = 1;

@@ -81,9 +81,25 @@ constexpr int default_sort_kib = 24 << 10;
 // max_variant: msm_config::variant runs 0 to this.
 constexpr int max_variant = 10;
 
+// loan: device memory a call may use and overwrite (the caller's: a buffer it is done with,
+// such as the H pipeline's other two after the H MSM's scalars are out). A dense call puts
+// the sort's pair buffers in loans where they fit (buffer i in loan i), so that a fixed
+// scratch holds only the rest of its plan and runs more windows a pass.
+struct loan {
+	void* p = nullptr;
+	size_t bytes = 0;
+};
+constexpr int max_loans = 2;
+struct loans {
+	loan r[max_loans];
+	int n = 0;
+};
+
 struct msm_result {
 	int window_bits = 0;
 	int windows = 0;      // window sums written
+	int per_pass = 0;     // Pippenger: windows a pass (the last group's plan)
+	int lent = 0;         // of its pair buffers, how many were in loans
 	uint64_t ones = 0;    // split / batch addition: points added with scalar 1
 	uint64_t others = 0;  // split: scalars that went through Pippenger
 };
@@ -151,12 +167,14 @@ class engine {
 
 	// reserve makes the scratch hold the plan of an MSM over n scalars (split: any mix of
 	// ones and others) with as many windows per pass as device memory allows now, and
-	// fixes it. It returns the scratch's bytes.
-	size_t reserve(size_t n, bool split, const msm_config& cfg) {
+	// fixes it. It returns the scratch's bytes. ln: the sizes of the loans a dense call will
+	// bring (their pointers unused): the scratch then holds what is not lent, and the same
+	// call without them may find no plan that fits.
+	size_t reserve(size_t n, bool split, const msm_config& cfg, const loans* ln = nullptr) {
 		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(n);
 		if (n) {
-			const size_t need = plan_bytes(n, split, cfg, plan_budget());
+			const size_t need = plan_bytes(n, split, cfg, plan_budget(), ln);
 			if (need > sc_->big.capacity()) {
 				if (sc_->fixed) msm_oom("msm: the plan exceeds the reserved scratch");
 				sc_->big.reserve(need);
@@ -181,11 +199,12 @@ class engine {
 	}
 
 	// plan_bytes is the big arena an MSM over n scalars needs with as many windows per
-	// pass as fit in budget bytes (split: the larger of all ones and all others).
-	static size_t plan_bytes(size_t n, bool split, const msm_config& cfg, size_t budget) {
+	// pass as fit in budget bytes (split: the larger of all ones and all others; dense: with
+	// loans of ln's sizes, where not null).
+	static size_t plan_bytes(size_t n, bool split, const msm_config& cfg, size_t budget, const loans* ln = nullptr) {
 		if (n == 0) return 0;
 		const int c = window_bits(cfg, n);
-		if (!split) return pick_group_in(n, c, cfg, sizeof(fr_t) * n, budget).bytes;
+		if (!split) return pick_group_in(n, c, cfg, sizeof(fr_t) * n, budget, ln).bytes;
 		carver others;  // all others: the tail and its indices, then the Pippenger plan
 		others.take<pair_t>(0);
 		others.take<fr_t>(n);
@@ -200,8 +219,10 @@ class engine {
 	}
 
 	// msm: out[w] (host, max_windows entries) = window sums of Σ scalars[i]·bases[i];
-	// scalars: n device Fr elements in Montgomery form.
-	msm_result msm(const fr_t* scalars, size_t n, const msm_config& cfg, jac* out, timer* tm = nullptr) {
+	// scalars: n device Fr elements in Montgomery form. ln: device memory the call may
+	// overwrite (loan), or null.
+	msm_result msm(const fr_t* scalars, size_t n, const msm_config& cfg, jac* out, timer* tm = nullptr,
+	               const loans* ln = nullptr) {
 		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(n);
 		msm_result res;
@@ -209,7 +230,9 @@ class engine {
 		const int c = window_bits(cfg, n);
 		const int W = windows_for(c);
 		if (tm) tm->begin(s_);
-		dense_sums(scalars, n, c, cfg, bases_, tm);
+		const group_sizes gs = dense_sums(scalars, n, c, cfg, bases_, tm, ln);
+		res.per_pass = gs.G;
+		res.lent = gs.lent;
 		finish(W, window_sums(), nullptr, out, tm);
 		res.window_bits = c;
 		res.windows = W;
@@ -346,6 +369,8 @@ class engine {
 	}
 
    private:
+	struct group_sizes;  // a Pippenger plan (below)
+
 	// The small buffer: counters and the few points every call writes.
 	static constexpr size_t off_len = 0;                           // uint32 d_len[64]
 	static constexpr size_t off_total = 256;                       // uint32 totals[4]
@@ -543,15 +568,18 @@ class engine {
 
 	// ---- the sums of one call (into window_sums() and ones_sum()) ---------------------
 
-	// dense_sums: window_sums()[0, W) of Σ scalars[i]·bases[i], i < n, with window size c.
-	void dense_sums(const fr_t* scalars, size_t n, int c, const msm_config& cfg, const affine* bases, timer* tm) {
-		const group_sizes gs = pick_group(n, c, cfg, sizeof(fr_t) * n);
+	// dense_sums: window_sums()[0, W) of Σ scalars[i]·bases[i], i < n, with window size c
+	// (the pair buffers in ln's loans where they fit). Returns the plan.
+	group_sizes dense_sums(const fr_t* scalars, size_t n, int c, const msm_config& cfg, const affine* bases, timer* tm,
+	                       const loans* ln = nullptr) {
+		const group_sizes gs = pick_group(n, c, cfg, sizeof(fr_t) * n, ln);
 		carver plan = reserve_big(gs.bytes);
 		fr_t* prepared = plan.take<fr_t>(n);
-		group_plan gp = carve_group(plan, n, c, gs);
+		group_plan gp = carve_group(plan, n, c, gs, ln);
 		launch<prepare_body>(s_, n, scalars, prepared);
 		if (tm) tm->mark(s_, phase_prepare);
 		pippenger(prepared, nullptr, n, c, gs, gp, bases, tm);
+		return gs;
 	}
 
 	// classified: a classification's per-thread counts of ones and others, scanned (meta scratch).
@@ -651,7 +679,8 @@ class engine {
 		uint32_t L0 = 4;    // first accumulation level chunk
 		uint32_t m1 = 1;    // reduction segment, first level
 		uint32_t m2 = 1;    // second level
-		size_t bytes = 0;   // whole plan, including what precedes the group
+		int lent = 0;       // pair buffers in loans: 1 the pairs (loan 0), 2 the other too (loan 1)
+		size_t bytes = 0;   // whole plan, including what precedes the group, less what is lent
 	};
 
 	struct group_plan {
@@ -667,7 +696,9 @@ class engine {
 		xyzz *t1 = nullptr, *r1 = nullptr, *t2 = nullptr, *r2 = nullptr;
 	};
 
-	static group_plan carve_group(carver& cv, size_t n, int c, const group_sizes& gs) {
+	// carve_group: the plan of gs in cv, its first gs.lent pair buffers in ln's loans (a
+	// sizing carver's pointers are null, the loans' too).
+	static group_plan carve_group(carver& cv, size_t n, int c, const group_sizes& gs, const loans* ln = nullptr) {
 		group_plan p;
 		const size_t B = size_t(1) << (c - 1), K = gs.G * B;
 		const bool radix = gs.sort == sort_radix;
@@ -676,8 +707,10 @@ class engine {
 			p.starts = cv.take<uint32_t>(K);
 			p.scan_tmp = cv.take<uint32_t>(scan_temp_elems(K));
 		}
-		p.pairs = cv.take<pair_t>(n * gs.G);
-		if (gs.sort == sort_binned || radix) p.binned = cv.take<pair_t>(n * gs.G);
+		if (gs.lent > 0 && !ln) msm_invalid("msm: a plan with loans carved without them");
+		p.pairs = gs.lent >= 1 ? static_cast<pair_t*>(ln->r[0].p) : cv.take<pair_t>(n * gs.G);
+		if (gs.sort == sort_binned || radix)
+			p.binned = gs.lent >= 2 ? static_cast<pair_t*>(ln->r[1].p) : cv.take<pair_t>(n * gs.G);
 		if (radix) {  // enough for every pass: fewer windows sort fewer words on no more bits
 			p.radix_bytes = radix_sort_temp_bytes(n * gs.G, radix_end_bit(K));
 			p.radix_tmp = cv.take<char>(p.radix_bytes);
@@ -703,13 +736,24 @@ class engine {
 	}
 
 	// pick_group: the most windows per pass whose scratch fits plan_budget, after `before` bytes
-	// of other scratch.
-	group_sizes pick_group(size_t n, int c, const msm_config& cfg, size_t before) const {
-		return pick_group_in(n, c, cfg, before, plan_budget());
+	// of other scratch (ln: loans for the pair buffers, or null).
+	group_sizes pick_group(size_t n, int c, const msm_config& cfg, size_t before, const loans* ln = nullptr) const {
+		return pick_group_in(n, c, cfg, before, plan_budget(), ln);
 	}
 
-	// pick_group_in: the most windows per pass whose plan fits in budget bytes.
-	static group_sizes pick_group_in(size_t n, int c, const msm_config& cfg, size_t before, size_t budget) {
+	// lent_buffers: how many of a plan's pair buffers (`buffers` of `bytes` each) ln's loans
+	// hold: buffer i in loan i, in order.
+	static int lent_buffers(const loans* ln, int buffers, size_t bytes) {
+		int k = 0;
+		if (ln)
+			while (k < buffers && k < ln->n && ln->r[k].bytes >= bytes) ++k;
+		return k;
+	}
+
+	// pick_group_in: the most windows per pass whose plan fits in budget bytes, the pair
+	// buffers in ln's loans where they fit (ln may be null).
+	static group_sizes pick_group_in(size_t n, int c, const msm_config& cfg, size_t before, size_t budget,
+	                                 const loans* ln = nullptr) {
 		const int W = windows_for(c);
 		const uint32_t B = 1u << (c - 1);
 		int hi = W;
@@ -737,9 +781,10 @@ class engine {
 			gs.L0 = first_chunk(cfg, n * G);
 			gs.m1 = reduce_m(B, G);
 			gs.m2 = B / gs.m1 > 1 ? reduce_m(B / gs.m1, G) : 1;
+			gs.lent = lent_buffers(ln, sort == sort_binned || sort == sort_radix ? 2 : 1, n * G * sizeof(pair_t));
 			carver cv;
 			cv.used = before;
-			carve_group(cv, n, c, gs);
+			carve_group(cv, n, c, gs, ln);
 			gs.bytes = cv.used;
 			if (gs.bytes <= budget || G == 1) {
 				if (gs.bytes > budget) msm_oom("msm: the scratch for one window does not fit in device memory");

@@ -32,8 +32,9 @@ struct filc2_msm_bases {
 	virtual bool host_resident() const = 0;
 	virtual void trim() = 0;
 	virtual void download(size_t first, size_t count, void* out) = 0;
+	// run: ln (or null): loans for a dense call's pair buffers (filc2_msm_run_lent).
 	virtual void run(bool split, const void* scalars, size_t n, int32_t flags, const filc2_msm_config* cfg,
-	                 void* windows, filc2_msm_result* res) = 0;
+	                 void* windows, filc2_msm_result* res, const filc2::msm::loans* ln = nullptr) = 0;
 	virtual void batch_add(const uint64_t* bitmap, size_t nbits, int32_t flags, void* sum,
 	                       filc2_msm_result* res) = 0;
 	virtual void batch_add_indices(const uint32_t* idx, size_t count, int32_t flags, void* sum,
@@ -43,7 +44,8 @@ struct filc2_msm_bases {
 	virtual int32_t device() const = 0;
 	virtual std::shared_ptr<filc2::msm::scratch> shared_scratch() const = 0;
 	virtual void use_scratch(std::shared_ptr<filc2::msm::scratch> s) = 0;
-	virtual size_t reserve(size_t n, bool split) = 0;
+	// reserve: ln (or null): the sizes of the loans the dense call will bring.
+	virtual size_t reserve(size_t n, bool split, const filc2::msm::loans* ln = nullptr) = 0;
 	// set_variant sets the first-level kernel of the calls without a config (msm_config::variant).
 	virtual void set_variant(int32_t variant) = 0;
 	// set_sort sets their sort (msm_config::sort).
@@ -81,6 +83,8 @@ inline void result_to(filc2_msm_result* out, const msm_result& r) {
 	if (!out) return;
 	out->window_bits = r.window_bits;
 	out->windows = r.windows;
+	out->per_pass = r.per_pass;
+	out->lent = r.lent;
 	out->ones = r.ones;
 	out->others = r.others;
 }
@@ -375,10 +379,10 @@ class bases_impl final : public filc2_msm_bases {
 		use_device(dev_.ordinal);
 		eng_.use_scratch(std::move(s));
 	}
-	size_t reserve(size_t n, bool split) override {
+	size_t reserve(size_t n, bool split, const loans* ln) override {
 		if (n > n_) throw_invalid("msm: reserve for more scalars than bases");
 		use_device(dev_.ordinal);
-		return eng_.reserve(n, split, defaults());
+		return eng_.reserve(n, split, defaults(), ln);
 	}
 
 	void download(size_t first, size_t count, void* out) override {
@@ -391,7 +395,7 @@ class bases_impl final : public filc2_msm_bases {
 	}
 
 	void run(bool split, const void* scalars, size_t n, int32_t flags, const filc2_msm_config* cfg, void* windows,
-	         filc2_msm_result* res) override {
+	         filc2_msm_result* res, const loans* ln) override {
 		if (!windows) throw_invalid("msm: null output");
 		if (n > n_) throw_invalid("msm: more scalars than bases");
 		if (n && !scalars) throw_invalid("msm: null scalars");
@@ -403,7 +407,7 @@ class bases_impl final : public filc2_msm_bases {
 			result_to(res, eng_.msm_streamed(split, d, n, c, streams_.view(pts_.host), out));
 			return;
 		}
-		result_to(res, split ? eng_.msm_split(d, n, c, out) : eng_.msm(d, n, c, out));
+		result_to(res, split ? eng_.msm_split(d, n, c, out) : eng_.msm(d, n, c, out, nullptr, ln));
 	}
 
 	void batch_add(const uint64_t* bitmap, size_t nbits, int32_t flags, void* sum, filc2_msm_result* res) override {

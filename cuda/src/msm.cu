@@ -137,6 +137,44 @@ extern "C" filc2_status filc2_msm_reserve(filc2_msm_bases* b, size_t n, int32_t 
 	});
 }
 
+// loans_of checks a C ABI's loans (count, alignment, overlaps with each other and with
+// [avoid, avoid + avoid_bytes) where avoid is not null; with_ptrs false: sizes only).
+static filc2::msm::loans loans_of(const filc2_msm_loan* in, int32_t n, bool with_ptrs, const void* avoid,
+                                  size_t avoid_bytes) {
+	filc2::msm::loans ln;
+	if (n < 0 || n > FILC2_MSM_MAX_LOANS) throw_invalid("msm: loans: at most FILC2_MSM_MAX_LOANS");
+	if (n && !in) throw_invalid("msm: null loans");
+	const auto overlap = [](const void* a, size_t an, const void* b, size_t bn) {
+		const auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+		return an && bn && x < y + bn && y < x + an;
+	};
+	for (int32_t i = 0; i < n; ++i) {
+		if (with_ptrs) {
+			if (in[i].bytes && !in[i].ptr) throw_invalid("msm: a loan without memory");
+			if (reinterpret_cast<uintptr_t>(in[i].ptr) % 256) throw_invalid("msm: a loan not 256-byte aligned");
+			for (int32_t j = 0; j < i; ++j)
+				if (overlap(in[i].ptr, in[i].bytes, in[j].ptr, in[j].bytes)) throw_invalid("msm: overlapping loans");
+			if (avoid && overlap(in[i].ptr, in[i].bytes, avoid, avoid_bytes))
+				throw_invalid("msm: a loan overlaps the scalars");
+			ln.r[i].p = in[i].ptr;
+		}
+		ln.r[i].bytes = in[i].bytes;
+	}
+	ln.n = n;
+	return ln;
+}
+
+extern "C" filc2_status filc2_msm_reserve_lent(filc2_msm_bases* b, size_t n, int32_t flags, const filc2_msm_loan* loans,
+                                               int32_t nloans, uint64_t* scratch_bytes) {
+	return guard([&] {
+		if (flags) throw_invalid("msm: a lent reserve is for dense calls (flags 0)");
+		const filc2::msm::loans ln = loans_of(loans, nloans, false, nullptr, 0);
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		const size_t got = b->reserve(n, false, &ln);
+		if (scratch_bytes) *scratch_bytes = got;
+	});
+}
+
 extern "C" filc2_status filc2_msm_plan_bytes(int32_t group, size_t n, int32_t flags, uint64_t* bytes) {
 	return guard([&] {
 		if (!bytes) throw_invalid("msm: null output");
@@ -176,6 +214,25 @@ extern "C" filc2_status filc2_msm_run(filc2_msm_bases* b, const void* scalars, s
 	return guard([&] {
 		std::lock_guard<std::mutex> lock(checked(b)->mu);
 		b->run(false, scalars, n, flags, cfg, windows, res);
+	});
+}
+
+extern "C" filc2_status filc2_msm_run_lent(filc2_msm_bases* b, const void* scalars, size_t n, int32_t flags,
+                                           const filc2_msm_config* cfg, const filc2_msm_loan* loans, int32_t nloans,
+                                           void* windows, filc2_msm_result* res) {
+	return guard([&] {
+		const bool dev = (flags & FILC2_MSM_ON_DEVICE) != 0;
+		const filc2::msm::loans ln = loans_of(loans, nloans, true, dev ? scalars : nullptr, n * 32);
+		std::lock_guard<std::mutex> lock(checked(b)->mu);
+		for (int32_t i = 0; i < ln.n; ++i) {
+			cudaPointerAttributes at{};
+			if (ln.r[i].bytes && (cudaPointerGetAttributes(&at, ln.r[i].p) != cudaSuccess ||
+			                      at.type != cudaMemoryTypeDevice || at.device != b->device())) {
+				cudaGetLastError();
+				throw_invalid("msm: a loan is not device memory of the handle's device");
+			}
+		}
+		b->run(false, scalars, n, flags, cfg, windows, res, &ln);
 	});
 }
 
