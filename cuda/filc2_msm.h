@@ -39,7 +39,10 @@ enum {
 
 /* flags */
 enum {
-	FILC2_MSM_ON_DEVICE = 1 /* scalars / bitmap / indices are device pointers (same device) */
+	FILC2_MSM_ON_DEVICE = 1, /* scalars / bitmap / indices are device pointers (same device) */
+	FILC2_MSM_OVERWRITE = 2  /* filc2_msm_run_lent, with FILC2_MSM_ON_DEVICE: the call may overwrite the
+	                          * scalars too (they are prepared in place, no scratch for them); also
+	                          * filc2_msm_reserve_lent's and filc2_msm_plan_bytes_lent's flag for such calls */
 };
 
 /* Tuning (NULL or zero fields: chosen from the size). */
@@ -68,6 +71,8 @@ typedef struct filc2_msm_result {
 	int32_t windows;     /* window sums written */
 	int32_t per_pass;    /* Pippenger: windows sorted and accumulated a pass (0: none ran) */
 	int32_t lent;        /* filc2_msm_run_lent: the pair buffers the call put in loans (0–2) */
+	int32_t chunks;      /* 0: the scalars at once; else the chunks they went in (the scratch had no
+	                      * room for the whole plan: see filc2_msm_reserve) */
 	uint64_t ones;       /* split / batch addition: points added with scalar 1 */
 	uint64_t others;     /* scalars that went through Pippenger */
 } filc2_msm_result;
@@ -143,8 +148,11 @@ enum { FILC2_MSM_MAX_SORT = 3 };
  * scalars (FILC2_MSM_RESERVE_SPLIT: filc2_msm_split with any mix of ones and others) with
  * as many windows per pass as the device's free memory allows now, and fixes it: later
  * calls plan within it (fewer windows per pass if need be) and do not grow it (only a
- * split's counters, 8 bytes per 16 scalars, may); a call whose plan cannot fit fails
- * FILC2_ERR_OUT_OF_MEMORY. *scratch_bytes: its size after.
+ * split's counters, 8 bytes per 16 scalars, may); a call whose plan does not fit even at
+ * one window a pass runs in chunks (the largest n/2^k that fits; filc2_msm_result.chunks),
+ * and only one for which no chunk fits fails FILC2_ERR_OUT_OF_MEMORY. A reserve on a scratch
+ * already fixed (another handle's, shared) does not grow it either: it fails only when no
+ * chunk of the call fits. *scratch_bytes: its size after.
  * filc2_msm_plan_bytes: the scratch to leave free for filc2_msm_reserve of a call over n
  * scalars of a group with the default config: the default (radix) sort's plan within what
  * the atomic sort would plan with no memory limit (a reserve with more free plans more
@@ -167,6 +175,9 @@ typedef struct filc2_msm_loan {
 } filc2_msm_loan;
 filc2_status filc2_msm_reserve_lent(filc2_msm_bases *b, size_t n, int32_t flags, const filc2_msm_loan *loans,
                                     int32_t nloans, uint64_t *scratch_bytes);
+/* filc2_msm_plan_bytes for a lent call (flags 0 or FILC2_MSM_OVERWRITE; the loans' sizes only). */
+filc2_status filc2_msm_plan_bytes_lent(int32_t group, size_t n, int32_t flags, const filc2_msm_loan *loans,
+                                       int32_t nloans, uint64_t *bytes);
 filc2_status filc2_msm_plan_bytes(int32_t group, size_t n, int32_t flags, uint64_t *bytes);
 /* group: FILC2_MSM_G1 or _G2; n: points; device_bytes: bases plus the scratch it owns (a
  * shared scratch is counted by the handle that made it). */

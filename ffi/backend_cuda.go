@@ -250,9 +250,11 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 		if err != nil {
 			return err
 		}
-		// Ballast: the largest plan's bytes, held while the key goes up so that the
-		// queries leave the scratch its room (a device too full for it gets none: the
-		// reservation below then plans fewer windows per pass, or fails).
+		// Ballast: the first plan's bytes (the H MSM's, lent the section's buffers), held
+		// while the key goes up so that the queries leave the scratch its room (a device too
+		// full for it gets none: the reservation below then plans fewer windows per pass, or
+		// chunks, or fails). The split MSMs' worst cases (every scalar neither 0 nor 1) get
+		// what is free after the key, and run in chunks where that is not enough.
 		deviceOnly := placement.DeviceOnly(ctx)
 		var ballast *FrBuffer
 		if len(plans) > 0 {
@@ -352,8 +354,9 @@ type scratchPlan struct {
 	bytes uint64
 }
 
-// scratchPlans are the five MSMs of a proof (H dense over the domain less one; L, A,
-// B_G1, B_G2 split over their densities' lengths), largest plan first.
+// scratchPlans are the five MSMs of a proof (H dense over the domain less one, lent its
+// section buffers; L, A, B_G1, B_G2 split over their densities' lengths): H first, then the
+// largest plan first. p.work is made.
 func (p *Prover) scratchPlans() ([]scratchPlan, error) {
 	s := p.shape
 	plans := []scratchPlan{
@@ -369,13 +372,33 @@ func (p *Prover) scratchPlans() ([]scratchPlan, error) {
 			continue
 		}
 		var err error
-		if q.bytes, err = scratchPlanBytes(q.g2, q.n, q.split); err != nil {
+		if q.query == "h" {
+			q.bytes, err = scratchPlanBytesLent(q.g2, q.n, p.hLend(nil))
+		} else {
+			q.bytes, err = scratchPlanBytes(q.g2, q.n, q.split)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("planning the %s MSM's scratch: %w", q.query, err)
 		}
 		kept = append(kept, q)
 	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].bytes > kept[j].bytes })
+	sort.SliceStable(kept, func(i, j int) bool {
+		if (kept[i].query == "h") != (kept[j].query == "h") {
+			return kept[i].query == "h"
+		}
+		return kept[i].bytes > kept[j].bytes
+	})
 	return kept, nil
+}
+
+// hLend is what the H MSM borrows: the two section buffers the H pipeline is done with
+// (a, b and c less hb, H's; for planning, hb nil: b and c, the same sizes) and H itself,
+// prepared in place. p.work is made.
+func (p *Prover) hLend(hb *FrBuffer) Lend {
+	if hb == nil {
+		hb = p.work.a
+	}
+	return Lend{Buffers: p.work.others(hb), Scalars: true}
 }
 
 // handleOf is the query's MSM handle.
@@ -393,9 +416,9 @@ func (p *Prover) handleOf(query string) *handle {
 	return &p.bg2.handle
 }
 
-// reserveScratch makes the five queries share the H query's scratch and reserves it,
-// largest plan first (with as many windows per pass as the device has room for; the
-// smaller plans then fit within it).
+// reserveScratch makes the five queries share the H query's scratch and reserves it in the
+// plans' order (scratchPlans: H first): each plan with as many windows per pass as the
+// device has room for, growing the scratch, or in chunks where even one window does not fit.
 func (p *Prover) reserveScratch(plans []scratchPlan) error {
 	owner := &p.h.handle
 	for _, q := range []*handle{&p.l.handle, &p.a.handle, &p.bg1.handle, &p.bg2.handle} {
@@ -406,9 +429,8 @@ func (p *Prover) reserveScratch(plans []scratchPlan) error {
 	for _, q := range plans {
 		var got uint64
 		var err error
-		if q.query == "h" && p.work != nil {
-			// The H MSM borrows the two work buffers the H pipeline is done with.
-			got, err = p.handleOf(q.query).reserveScratchLent(q.n, []*FrBuffer{p.work.b, p.work.c})
+		if q.query == "h" {
+			got, err = p.handleOf(q.query).reserveScratchLent(q.n, p.hLend(nil))
 		} else {
 			got, err = p.handleOf(q.query).reserveScratch(q.n, q.split)
 		}
@@ -825,8 +847,9 @@ func (p *Prover) runGPU(ctx context.Context, x *Prepared) (*Raw, error) {
 		return nil, err
 	}
 	yield()
-	// The H MSM borrows a, b and c less hb for its sort's pairs (its scratch was reserved so).
-	if s.H, err = p.h.MSMDeviceLent(hb.Pointer(), p.shape.Domain-1, wk.others(hb)...); err != nil {
+	// The H MSM borrows a, b and c (H prepared in place, the others for its sort's pairs): its
+	// scratch was reserved so.
+	if s.H, err = p.h.MSMDeviceLent(hb.Pointer(), p.shape.Domain-1, p.hLend(hb)); err != nil {
 		return nil, fmt.Errorf("H MSM: %w", err)
 	}
 	lap(&st.MSMH)

@@ -50,6 +50,22 @@ type msmInfo struct {
 	Others     uint64 // scalars that went through Pippenger
 	PerPass    int    // Pippenger: windows sorted and accumulated a pass
 	Lent       int    // pair buffers the call put in lent device memory (MSMDeviceLent)
+	Chunks     int    // 0: the scalars at once; else the chunks the scratch's room split them in
+}
+
+// Lend is what a dense MSM over device scalars may use besides its scratch (MSMDeviceLent):
+// up to two buffers, whose contents it overwrites with its sort's pair buffers where they
+// fit, and, with Scalars, the scalars themselves (prepared in place).
+type Lend struct {
+	Buffers []*FrBuffer
+	Scalars bool
+}
+
+func (l Lend) flags() C.int32_t {
+	if l.Scalars {
+		return C.FILC2_MSM_OVERWRITE
+	}
+	return 0
 }
 
 const maxWindows = C.FILC2_MSM_MAX_WINDOWS
@@ -237,18 +253,33 @@ func (b *handle) reserveScratch(n int, split bool) (uint64, error) {
 	return uint64(got), err
 }
 
-// reserveScratchLent is reserveScratch for dense calls that lend buffers of these sizes
-// (MSMDeviceLent): the scratch holds what the loans do not.
-func (b *handle) reserveScratchLent(n int, lent []*FrBuffer) (uint64, error) {
-	loans, k, err := cLoans(lent, true)
+// reserveScratchLent is reserveScratch for dense calls that lend what l does (buffers of
+// these sizes; MSMDeviceLent): the scratch holds what the loans do not.
+func (b *handle) reserveScratchLent(n int, l Lend) (uint64, error) {
+	loans, k, err := cLoans(l.Buffers, true)
 	if err != nil {
 		return 0, err
 	}
 	var got C.uint64_t
 	err = b.use(func(h *C.filc2_msm_bases) error {
-		return check(C.filc2_msm_reserve_lent(h, C.size_t(n), 0, &loans[0], k, &got))
+		return check(C.filc2_msm_reserve_lent(h, C.size_t(n), l.flags(), &loans[0], k, &got))
 	})
 	return uint64(got), err
+}
+
+// scratchPlanBytesLent is scratchPlanBytes for a dense call that lends what l does.
+func scratchPlanBytesLent(g2 bool, n int, l Lend) (uint64, error) {
+	group := C.int32_t(C.FILC2_MSM_G1)
+	if g2 {
+		group = C.FILC2_MSM_G2
+	}
+	loans, k, err := cLoans(l.Buffers, true)
+	if err != nil {
+		return 0, err
+	}
+	var v C.uint64_t
+	err = check(C.filc2_msm_plan_bytes_lent(group, C.size_t(n), l.flags(), &loans[0], k, &v))
+	return uint64(v), err
 }
 
 // scratchPlanBytes is the scratch a call over n scalars of a group (G2: g2 true) plans
@@ -289,7 +320,7 @@ func cConfig(cfg *msmConfig) *C.filc2_msm_config {
 
 func infoOf(r *C.filc2_msm_result) msmInfo {
 	return msmInfo{WindowBits: int(r.window_bits), Windows: int(r.windows), Ones: uint64(r.ones),
-		Others: uint64(r.others), PerPass: int(r.per_pass), Lent: int(r.lent)}
+		Others: uint64(r.others), PerPass: int(r.per_pass), Lent: int(r.lent), Chunks: int(r.chunks)}
 }
 
 // maxLoans is the most device buffers one MSM call may borrow (filc2_msm_run_lent).
@@ -319,23 +350,21 @@ func cLoans(lent []*FrBuffer, sizesOnly bool) ([maxLoans]C.filc2_msm_loan, C.int
 	return out, C.int32_t(k), nil
 }
 
-// runLent is run (dense, scalars on the device) with lent buffers for the sort's pairs.
-func (b *handle) runLent(scalars unsafe.Pointer, n int, lent []*FrBuffer, windows unsafe.Pointer) (msmInfo, error) {
+// runLent is run (dense, scalars on the device) with what l lends.
+func (b *handle) runLent(scalars unsafe.Pointer, n int, l Lend, windows unsafe.Pointer) (msmInfo, error) {
 	if n < 0 || n > b.n {
 		return msmInfo{}, fmt.Errorf("ffi: %d scalars for %d bases", n, b.n)
 	}
-	loans, k, err := cLoans(lent, false)
+	loans, k, err := cLoans(l.Buffers, false)
 	if err != nil {
 		return msmInfo{}, err
 	}
 	var res C.filc2_msm_result
 	err = b.use(func(h *C.filc2_msm_bases) error {
-		return check(C.filc2_msm_run_lent(h, scalars, C.size_t(n), C.FILC2_MSM_ON_DEVICE, nil, &loans[0], k, windows,
-			&res))
+		return check(C.filc2_msm_run_lent(h, scalars, C.size_t(n), C.FILC2_MSM_ON_DEVICE|l.flags(), nil, &loans[0], k,
+			windows, &res))
 	})
-	for _, l := range lent {
-		runtime.KeepAlive(l)
-	}
+	runtime.KeepAlive(l.Buffers)
 	return infoOf(&res), err
 }
 
@@ -532,18 +561,19 @@ func (b *G1Bases) MSMDevice(scalars unsafe.Pointer, n int, split bool) (bls.G1Ja
 	return combineG1(w[:info.Windows], info.WindowBits), nil
 }
 
-// MSMDeviceLent is MSMDevice (dense) with up to two device buffers of this device lent to
-// the call: it may overwrite them, and puts its sort's pair buffers there where they fit,
-// so that the MSM scratch holds only the rest of its plan (more windows a pass in a
-// scratch reserved for it). The buffers must not overlap the scalars.
-func (b *G1Bases) MSMDeviceLent(scalars unsafe.Pointer, n int, lent ...*FrBuffer) (bls.G1Jac, error) {
-	r, _, err := b.msmDeviceLent(scalars, n, lent)
+// MSMDeviceLent is MSMDevice (dense) with what l lends: up to two device buffers of this
+// device, which the call may overwrite and where it puts its sort's pair buffers if they
+// fit, and with l.Scalars the scalars too (prepared in place), so that the MSM scratch holds
+// only the rest of its plan (more windows a pass in a scratch reserved for it). The buffers
+// must not overlap the scalars.
+func (b *G1Bases) MSMDeviceLent(scalars unsafe.Pointer, n int, l Lend) (bls.G1Jac, error) {
+	r, _, err := b.msmDeviceLent(scalars, n, l)
 	return r, err
 }
 
-func (b *G1Bases) msmDeviceLent(scalars unsafe.Pointer, n int, lent []*FrBuffer) (bls.G1Jac, msmInfo, error) {
+func (b *G1Bases) msmDeviceLent(scalars unsafe.Pointer, n int, l Lend) (bls.G1Jac, msmInfo, error) {
 	var w [maxWindows]bls.G1Jac
-	info, err := b.runLent(scalars, n, lent, unsafe.Pointer(&w[0]))
+	info, err := b.runLent(scalars, n, l, unsafe.Pointer(&w[0]))
 	if err != nil {
 		return bls.G1Jac{}, info, err
 	}

@@ -1053,7 +1053,7 @@ func TestMSMLent(t *testing.T) {
 		want int
 	}{{"both", []*FrBuffer{l0, l1}, 2}, {"second short", []*FrBuffer{l0, short}, 1}, {"first short", []*FrBuffer{short, l1}, 0},
 		{"none", nil, 0}} {
-		got, info, err := b.msmDeviceLent(dev.Pointer(), n, c.lent)
+		got, info, err := b.msmDeviceLent(dev.Pointer(), n, Lend{Buffers: c.lent})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -1065,14 +1065,30 @@ func TestMSMLent(t *testing.T) {
 				info.PerPass, unlent.PerPass)
 		}
 	}
-	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{l0, l1, short}); err == nil {
+	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, Lend{Buffers: []*FrBuffer{l0, l1, short}}); err == nil {
 		t.Error("three loans: no error")
 	}
-	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{dev, l1}); err == nil || errors.Is(err, ErrOutOfMemory) {
+	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, Lend{Buffers: []*FrBuffer{dev, l1}}); err == nil ||
+		errors.Is(err, ErrOutOfMemory) {
 		t.Errorf("the scalars lent: %v, want an invalid-argument error", err)
 	}
-	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{l0, l0}); err == nil || errors.Is(err, ErrOutOfMemory) {
+	if _, _, err := b.msmDeviceLent(dev.Pointer(), n, Lend{Buffers: []*FrBuffer{l0, l0}}); err == nil ||
+		errors.Is(err, ErrOutOfMemory) {
 		t.Errorf("one buffer lent twice: %v, want an invalid-argument error", err)
+	}
+	// The scalars lent too: prepared in place (a copy, since they are overwritten).
+	cp, err := AllocFr(0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Free()
+	if err := cp.Upload(s); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := b.msmDeviceLent(cp.Pointer(), n, Lend{Buffers: []*FrBuffer{l0, l1}, Scalars: true}); err != nil {
+		t.Fatal(err)
+	} else if g := affG1(&got); !g.Equal(&want) {
+		t.Fatalf("scalars lent: got %v, want %v", g, want)
 	}
 
 	// A scratch reserved for lent calls.
@@ -1081,11 +1097,11 @@ func TestMSMLent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	reserved, err := r.reserveScratchLent(n, []*FrBuffer{l0, l1})
+	reserved, err := r.reserveScratchLent(n, Lend{Buffers: []*FrBuffer{l0, l1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, info, err := r.msmDeviceLent(dev.Pointer(), n, []*FrBuffer{l0, l1})
+	got, info, err := r.msmDeviceLent(dev.Pointer(), n, Lend{Buffers: []*FrBuffer{l0, l1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1095,21 +1111,51 @@ func TestMSMLent(t *testing.T) {
 	if info.Lent != 2 || info.PerPass != unlent.PerPass {
 		t.Errorf("reserved, lent: %d buffers lent, %d windows a pass (want 2, %d)", info.Lent, info.PerPass, unlent.PerPass)
 	}
-	got, info, err = r.msmDeviceLent(dev.Pointer(), n, nil)
-	switch {
-	case errors.Is(err, ErrOutOfMemory):
-	case err != nil:
+	// Unlent in the same scratch: fewer windows a pass, or chunks where one window does not fit.
+	got, info, err = r.msmDeviceLent(dev.Pointer(), n, Lend{})
+	if err != nil {
 		t.Fatalf("reserved, unlent: %v", err)
-	default:
-		if g := affG1(&got); !g.Equal(&want) {
-			t.Fatalf("reserved, unlent: got %v, want %v", g, want)
-		}
-		if info.PerPass >= unlent.PerPass {
-			t.Errorf("reserved, unlent: %d windows a pass in a scratch of %d bytes reserved for lent calls (unlimited: %d)",
-				info.PerPass, reserved, unlent.PerPass)
-		}
+	}
+	if g := affG1(&got); !g.Equal(&want) {
+		t.Fatalf("reserved, unlent: got %v, want %v", g, want)
+	}
+	if info.PerPass >= unlent.PerPass && info.Chunks == 0 {
+		t.Errorf("reserved, unlent: %d windows a pass at once in a scratch of %d bytes reserved for lent calls (unlimited: %d)",
+			info.PerPass, reserved, unlent.PerPass)
 	}
 	if after, err := r.DeviceBytes(); err != nil || after-uint64(n)*96 != reserved {
 		t.Errorf("the reserved scratch: %d bytes reserved, the handle now %d bytes with its points (%v)", reserved, after, err)
+	}
+
+	// Chunks: a handle working in a scratch reserved for a 64th of its scalars (shared from a
+	// small handle) runs dense and split MSMs of uniform scalars in chunks, and gets them right.
+	small, err := UploadG1(p[:n/64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	if _, err := small.reserveScratch(n/64, true); err != nil {
+		t.Fatal(err)
+	}
+	c, err := UploadG1(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.shareScratch(&small.handle); err != nil {
+		t.Fatal(err)
+	}
+	for _, split := range []bool{false, true} {
+		got, info, err := c.msm(split, s, nil)
+		if err != nil {
+			t.Fatalf("split %v in a small scratch: %v", split, err)
+		}
+		if g := affG1(&got); !g.Equal(&want) {
+			t.Fatalf("split %v in a small scratch (%d chunks): got %v, want %v", split, info.Chunks, g, want)
+		}
+		if info.Chunks < 2 {
+			t.Errorf("split %v of %d uniform scalars in a scratch reserved for %d: %d chunks, want several", split, n, n/64,
+				info.Chunks)
+		}
 	}
 }

@@ -93,6 +93,7 @@ constexpr int max_loans = 2;
 struct loans {
 	loan r[max_loans];
 	int n = 0;
+	bool scalars = false;  // the scalars are lent too: prepared in place, no scratch for them
 };
 
 struct msm_result {
@@ -100,6 +101,7 @@ struct msm_result {
 	int windows = 0;      // window sums written
 	int per_pass = 0;     // Pippenger: windows a pass (the last group's plan)
 	int lent = 0;         // of its pair buffers, how many were in loans
+	int chunks = 0;       // the scalars went in this many chunks (0: at once; the scratch had no room)
 	uint64_t ones = 0;    // split / batch addition: points added with scalar 1
 	uint64_t others = 0;  // split: scalars that went through Pippenger
 };
@@ -170,14 +172,25 @@ class engine {
 	// fixes it. It returns the scratch's bytes. ln: the sizes of the loans a dense call will
 	// bring (their pointers unused): the scratch then holds what is not lent, and the same
 	// call without them may find no plan that fits.
+	// Where even one window a pass does not fit in the device's room, it holds the plan of the
+	// largest chunk that does (the scratch's own bytes count as room; calls over n scalars then
+	// run in chunks), and fails only when no chunk fits. A scratch already reserved grows the
+	// same way (a prover reserves its queries one after another) and is fixed again after.
 	size_t reserve(size_t n, bool split, const msm_config& cfg, const loans* ln = nullptr) {
 		std::lock_guard<std::mutex> lk(sc_->mu);
 		check_n(n);
 		if (n) {
-			const size_t need = plan_bytes(n, split, cfg, plan_budget(), ln);
-			if (need > sc_->big.capacity()) {
-				if (sc_->fixed) msm_oom("msm: the plan exceeds the reserved scratch");
-				sc_->big.reserve(need);
+			// A fixed scratch keeps at least what it holds (a margin below free memory must not
+			// refuse a plan that fits in it).
+			const size_t room = sc_->fixed ? std::max(sc_->big.capacity(), grow_budget()) : grow_budget();
+			msm_config lean = cfg;
+			lean.max_group = 1;
+			if (plan_bytes(n, split, lean, ~size_t(0), ln) <= room) {
+				sc_->big.reserve(plan_bytes(n, split, cfg, room, ln));
+			} else {
+				const size_t per = chunk_in(n, split, cfg, ln, room);
+				if (per == 0) msm_oom("msm: no chunk of the plan fits in device memory");
+				sc_->big.reserve(plan_bytes(per, split, lean, ~size_t(0), ln));
 			}
 			if (split) reserve_meta_locked(2 * compact_threads(n) + 2 * scan_temp_elems(compact_threads(n)));
 			sc_->fixed = true;
@@ -189,13 +202,14 @@ class engine {
 	// config while the key goes up: the default (radix) sort's plan within what the atomic
 	// sort would plan, so that its second pair buffer costs windows a pass, not room the key
 	// could have. The reserve then plans in whatever is free (more windows on a big card).
-	static size_t estimate_bytes(size_t n, bool split) {
+	// A dense call with loans (ln): the same with the loans' sizes.
+	static size_t estimate_bytes(size_t n, bool split, const loans* ln = nullptr) {
 		const size_t unlimited = ~size_t(0);
 		msm_config atomic, lean;
 		atomic.sort = sort_atomic;
 		lean.max_group = 1;
-		const size_t cap = plan_bytes(n, split, atomic, unlimited), least = plan_bytes(n, split, lean, unlimited);
-		return least >= cap ? least : plan_bytes(n, split, msm_config{}, cap);
+		const size_t cap = plan_bytes(n, split, atomic, unlimited, ln), least = plan_bytes(n, split, lean, unlimited, ln);
+		return least >= cap ? least : plan_bytes(n, split, msm_config{}, cap, ln);
 	}
 
 	// plan_bytes is the big arena an MSM over n scalars needs with as many windows per
@@ -204,7 +218,7 @@ class engine {
 	static size_t plan_bytes(size_t n, bool split, const msm_config& cfg, size_t budget, const loans* ln = nullptr) {
 		if (n == 0) return 0;
 		const int c = window_bits(cfg, n);
-		if (!split) return pick_group_in(n, c, cfg, sizeof(fr_t) * n, budget, ln).bytes;
+		if (!split) return pick_group_in(n, c, cfg, ln && ln->scalars ? 0 : sizeof(fr_t) * n, budget, ln).bytes;
 		carver others;  // all others: the tail and its indices, then the Pippenger plan
 		others.take<pair_t>(0);
 		others.take<fr_t>(n);
@@ -227,13 +241,27 @@ class engine {
 		check_n(n);
 		msm_result res;
 		if (n == 0) return res;
-		const int c = window_bits(cfg, n);
-		const int W = windows_for(c);
 		if (tm) tm->begin(s_);
-		const group_sizes gs = dense_sums(scalars, n, c, cfg, bases_, tm, ln);
-		res.per_pass = gs.G;
-		res.lent = gs.lent;
-		finish(W, window_sums(), nullptr, out, tm);
+		const size_t per = chunk_for(n, false, cfg, ln);
+		if (per == 0) msm_oom("msm: the scratch holds no chunk of the plan");
+		const int c = window_bits(cfg, per);
+		const int W = windows_for(c);
+		if (per >= n) {
+			const group_sizes gs = dense_sums(scalars, n, c, cfg, bases_, tm, ln);
+			res.per_pass = gs.G;
+			res.lent = gs.lent;
+			finish(W, window_sums(), nullptr, out, tm);
+		} else {  // in chunks of per scalars, their window sums added up
+			dev_zero(acc_sums(), (W + 1) * sizeof(xyzz), s_);
+			for (size_t lo = 0; lo < n; lo += per) {
+				const group_sizes gs = dense_sums(scalars + lo, std::min(per, n - lo), c, cfg, bases_ + lo, tm, ln);
+				res.per_pass = gs.G;
+				res.lent = gs.lent;
+				launch<add_sums_body<F>>(s_, W, acc_sums() + 1, static_cast<const xyzz*>(window_sums()));
+				++res.chunks;
+			}
+			finish(W, acc_sums() + 1, nullptr, out, tm);
+		}
 		res.window_bits = c;
 		res.windows = W;
 		res.others = n;
@@ -247,9 +275,29 @@ class engine {
 		msm_result res;
 		if (n == 0) return res;
 		if (tm) tm->begin(s_);
-		const int W = split_sums(scalars, n, 0, cfg, bases_, res, tm);
-		finish(W ? W : 1, window_sums(), ones_sum(), out, tm);
-		res.windows = W ? W : 1;
+		const classified k = classify(scalars, n);
+		if (split_fits(k.ones, k.others, window_bits(cfg, k.others ? k.others : 1), cfg, plan_budget())) {
+			const int W = split_sums(scalars, n, 0, cfg, bases_, res, tm, &k);
+			finish(W ? W : 1, window_sums(), ones_sum(), out, tm);
+			res.windows = W ? W : 1;
+			return res;
+		}
+		// In chunks of per scalars (sized for any mix), one window size for all (from the
+		// chunk's expected others), their sums added up.
+		const size_t per = chunk_for(n, true, cfg, nullptr);
+		if (per == 0) msm_oom("msm: the scratch holds no chunk of the plan");
+		const int c = window_bits(cfg, std::max<size_t>(1, k.others * per / n));
+		const int W = windows_for(c);
+		dev_zero(acc_sums(), (W + 1) * sizeof(xyzz), s_);  // [0]: the ones; [1, W]: the windows
+		for (size_t lo = 0; lo < n; lo += per) {
+			split_sums(scalars + lo, std::min(per, n - lo), c, cfg, bases_ + lo, res, tm);
+			launch<add_sums_body<F>>(s_, W, acc_sums() + 1, static_cast<const xyzz*>(window_sums()));
+			launch<add_sums_body<F>>(s_, 1, acc_sums(), static_cast<const xyzz*>(ones_sum()));
+			++res.chunks;
+		}
+		finish(W, acc_sums() + 1, acc_sums(), out, tm);
+		res.window_bits = c;
+		res.windows = W;
 		return res;
 	}
 
@@ -277,10 +325,13 @@ class engine {
 		if (!st.host || !st.buf[0] || !st.buf[1] || st.chunk == 0) msm_invalid("msm: a streamed MSM without buffers");
 		if (tm) tm->begin(s_);
 		const size_t per = std::min(st.chunk, n), chunks = ceil_div(n, per);
-		size_t expect = per;
+		// sub: a chunk's scalars at once (all of them unless its plan does not fit the scratch)
+		const size_t sub = chunk_for(per, split, cfg, nullptr);
+		if (sub == 0) msm_oom("msm: the scratch holds no chunk of the plan");
+		size_t expect = sub;
 		if (split) {
 			const classified k = classify(scalars, n);
-			expect = std::max<size_t>(1, k.others * per / n);
+			expect = std::max<size_t>(1, k.others * sub / n);
 		}
 		const int c = window_bits(cfg, expect);
 		const int W = windows_for(c);
@@ -298,11 +349,15 @@ class engine {
 			const size_t lo = k * per, m = std::min(per, n - lo);
 			const int b = static_cast<int>(k & 1);
 			stream_wait(s_, st.ready[b]);
-			if (split) split_sums(scalars + lo, m, c, cfg, st.buf[b], res, tm);
-			else dense_sums(scalars + lo, m, c, cfg, st.buf[b], tm);
+			for (size_t o = 0; o < m; o += sub) {
+				const size_t q = std::min(sub, m - o);
+				if (split) split_sums(scalars + lo + o, q, c, cfg, st.buf[b] + o, res, tm);
+				else dense_sums(scalars + lo + o, q, c, cfg, st.buf[b] + o, tm);
+				launch<add_sums_body<F>>(s_, W, acc_sums() + 1, static_cast<const xyzz*>(window_sums()));
+				if (split) launch<add_sums_body<F>>(s_, 1, acc_sums(), static_cast<const xyzz*>(ones_sum()));
+				if (sub < m) ++res.chunks;
+			}
 			event_record(st.done[b], s_);
-			launch<add_sums_body<F>>(s_, W, acc_sums() + 1, static_cast<const xyzz*>(window_sums()));
-			if (split) launch<add_sums_body<F>>(s_, 1, acc_sums(), static_cast<const xyzz*>(ones_sum()));
 			if (k + 2 < chunks) fetch(k + 2);
 		}
 		finish(W, acc_sums() + 1, split ? acc_sums() : nullptr, out, tm);
@@ -390,6 +445,38 @@ class engine {
 	void check_n(size_t n) const {
 		if (n > n_) msm_invalid("msm: more scalars than bases");
 		if (n >= (size_t(1) << 31)) msm_invalid("msm: at most 2^31 - 1 scalars");
+	}
+
+	// chunk_for: n when an MSM over n scalars (split: any mix of ones and others; dense: with
+	// ln's loans) has a plan of one window a pass within plan_budget(), else the largest n/2^k
+	// that does (the call then runs in chunks of it, their sums added up); 0 if no chunk does.
+	size_t chunk_for(size_t n, bool split, const msm_config& cfg, const loans* ln) const {
+		return chunk_in(n, split, cfg, ln, plan_budget());
+	}
+
+	// chunk_in: chunk_for within budget bytes.
+	static size_t chunk_in(size_t n, bool split, const msm_config& cfg, const loans* ln, size_t budget) {
+		msm_config lean = cfg;
+		lean.max_group = 1;
+		for (size_t per = n; per > 0; per = per > 1 ? ceil_div<size_t>(per, 2) : 0)
+			if (plan_bytes(per, split, lean, ~size_t(0), ln) <= budget) return per;
+		return 0;
+	}
+
+	// split_fits: whether a split MSM of n1 ones and n2 others with window size c has a plan of
+	// one window a pass within budget bytes (split_sums' layout).
+	static bool split_fits(size_t n1, size_t n2, int c, const msm_config& cfg, size_t budget) {
+		msm_config lean = cfg;
+		lean.max_group = 1;
+		carver head;
+		head.take<pair_t>(n1);
+		head.take<fr_t>(n2);
+		head.take<uint32_t>(n2);
+		carver batch = head;
+		carve_batch(batch, n1, lean);
+		size_t need = batch.used;
+		if (n2) need = std::max(need, pick_group_in(n2, c, lean, head.used, ~size_t(0)).bytes);
+		return need <= budget;
 	}
 
 	static int window_bits(const msm_config& cfg, size_t n) {
@@ -572,9 +659,10 @@ class engine {
 	// (the pair buffers in ln's loans where they fit). Returns the plan.
 	group_sizes dense_sums(const fr_t* scalars, size_t n, int c, const msm_config& cfg, const affine* bases, timer* tm,
 	                       const loans* ln = nullptr) {
-		const group_sizes gs = pick_group(n, c, cfg, sizeof(fr_t) * n, ln);
+		const bool in_place = ln && ln->scalars;
+		const group_sizes gs = pick_group(n, c, cfg, in_place ? 0 : sizeof(fr_t) * n, ln);
 		carver plan = reserve_big(gs.bytes);
-		fr_t* prepared = plan.take<fr_t>(n);
+		fr_t* prepared = in_place ? const_cast<fr_t*>(scalars) : plan.take<fr_t>(n);
 		group_plan gp = carve_group(plan, n, c, gs, ln);
 		launch<prepare_body>(s_, n, scalars, prepared);
 		if (tm) tm->mark(s_, phase_prepare);
@@ -611,9 +699,10 @@ class engine {
 	// others' MSM with window size c_fixed, or when 0 one chosen from their number. Returns the
 	// windows written: 0 when no scalar is other than 0 and 1 and c_fixed is 0 (window_sums()[0]
 	// is then zero); adds the counts to res and sets res.window_bits.
+	// pre: the scalars' classification when done already (else null).
 	int split_sums(const fr_t* scalars, size_t n, int c_fixed, const msm_config& cfg, const affine* bases,
-	               msm_result& res, timer* tm) {
-		const classified k = classify(scalars, n);
+	               msm_result& res, timer* tm, const classified* pre = nullptr) {
+		const classified k = pre ? *pre : classify(scalars, n);
 		const size_t n1 = k.ones, n2 = k.others;
 		res.ones += n1;
 		res.others += n2;
@@ -728,8 +817,10 @@ class engine {
 	// plan_budget: the bytes a plan may take. A fixed scratch is ours to fill: all of its arena
 	// (a margin there refused every plan after the first when the first was < 256 MiB); else the
 	// free device memory less a margin kept for others, plus the arena already held.
-	size_t plan_budget() const {
-		if (sc_->fixed) return sc_->big.capacity();
+	size_t plan_budget() const { return sc_->fixed ? sc_->big.capacity() : grow_budget(); }
+
+	// grow_budget: the free device memory less a margin kept for others, plus the arena held.
+	size_t grow_budget() const {
 		const size_t margin = size_t(256) << 20;
 		const size_t avail = device_free_bytes() + sc_->big.capacity();
 		return avail > margin ? avail - margin : 0;

@@ -85,6 +85,7 @@ inline void result_to(filc2_msm_result* out, const msm_result& r) {
 	out->windows = r.windows;
 	out->per_pass = r.per_pass;
 	out->lent = r.lent;
+	out->chunks = r.chunks;
 	out->ones = r.ones;
 	out->others = r.others;
 }

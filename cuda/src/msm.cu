@@ -167,11 +167,32 @@ static filc2::msm::loans loans_of(const filc2_msm_loan* in, int32_t n, bool with
 extern "C" filc2_status filc2_msm_reserve_lent(filc2_msm_bases* b, size_t n, int32_t flags, const filc2_msm_loan* loans,
                                                int32_t nloans, uint64_t* scratch_bytes) {
 	return guard([&] {
-		if (flags) throw_invalid("msm: a lent reserve is for dense calls (flags 0)");
-		const filc2::msm::loans ln = loans_of(loans, nloans, false, nullptr, 0);
+		if (flags & ~FILC2_MSM_OVERWRITE) throw_invalid("msm: a lent reserve is for dense calls (flags 0 or FILC2_MSM_OVERWRITE)");
+		filc2::msm::loans ln = loans_of(loans, nloans, false, nullptr, 0);
+		ln.scalars = (flags & FILC2_MSM_OVERWRITE) != 0;
 		std::lock_guard<std::mutex> lock(checked(b)->mu);
 		const size_t got = b->reserve(n, false, &ln);
 		if (scratch_bytes) *scratch_bytes = got;
+	});
+}
+
+extern "C" filc2_status filc2_msm_plan_bytes_lent(int32_t group, size_t n, int32_t flags, const filc2_msm_loan* loans,
+                                                  int32_t nloans, uint64_t* bytes) {
+	return guard([&] {
+		if (!bytes) throw_invalid("msm: null output");
+		if (flags & ~FILC2_MSM_OVERWRITE) throw_invalid("msm: a lent plan is for dense calls (flags 0 or FILC2_MSM_OVERWRITE)");
+		filc2::msm::loans ln = loans_of(loans, nloans, false, nullptr, 0);
+		ln.scalars = (flags & FILC2_MSM_OVERWRITE) != 0;
+		switch (group) {
+		case FILC2_MSM_G1:
+			*bytes = engine<fp_t>::estimate_bytes(n, false, &ln);
+			break;
+		case FILC2_MSM_G2:
+			*bytes = engine<fp2_t>::estimate_bytes(n, false, &ln);
+			break;
+		default:
+			throw_invalid("msm: unknown group");
+		}
 	});
 }
 
@@ -222,7 +243,9 @@ extern "C" filc2_status filc2_msm_run_lent(filc2_msm_bases* b, const void* scala
                                            void* windows, filc2_msm_result* res) {
 	return guard([&] {
 		const bool dev = (flags & FILC2_MSM_ON_DEVICE) != 0;
-		const filc2::msm::loans ln = loans_of(loans, nloans, true, dev ? scalars : nullptr, n * 32);
+		if ((flags & FILC2_MSM_OVERWRITE) && !dev) throw_invalid("msm: FILC2_MSM_OVERWRITE needs scalars on the device");
+		filc2::msm::loans ln = loans_of(loans, nloans, true, dev ? scalars : nullptr, n * 32);
+		ln.scalars = (flags & FILC2_MSM_OVERWRITE) != 0;
 		std::lock_guard<std::mutex> lock(checked(b)->mu);
 		for (int32_t i = 0; i < ln.n; ++i) {
 			cudaPointerAttributes at{};
