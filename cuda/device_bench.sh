@@ -40,10 +40,11 @@
 #               overlap: the section against c2-32g's on the same machine
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
 #               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
-#   real-32g, real-32g-gw1, real-32g-overlap, real-64g
+#   real-32g, real-32g-gw1, real-32g-overlap, real-32g-lean, real-64g
 #               filc2 bench c2 --sparse --setup-key: sparse sectors, a key set up on the GPU, every
 #               partition verified (4 jobs 2 in flight, 2 GPU workers; gw1: 3 jobs, 1 worker; overlap:
-#               FILC2_OVERLAP=1, the A and B MSMs beside the H pipeline)
+#               FILC2_OVERLAP=1, the A and B MSMs beside the H pipeline; lean: FILC2_MSM_SCRATCH=h, the
+#               MSM scratch sized for the H MSM, more of the key on the device)
 #   post-small  filc2 bench post --setup-key on the GPU: Window V1_1 and Winning at 2KiB and 8MiB, every
 #               proof verified
 #   post-32g    the same at 32GiB: WinningPoSt (10 proofs), then a full WindowPoSt partition of 2349 sparse
@@ -255,7 +256,7 @@ for s in "$@"; do
 		echo "exit $?"
 		grep -E '^\s*--- (PASS|FAIL)|setup on the CPU|^(panic|FAIL)' "$out/setup-test.log" | head -20
 		;;
-	real-32g | real-32g-gw1 | real-32g-overlap | real-64g)
+	real-32g | real-32g-gw1 | real-32g-overlap | real-32g-lean | real-64g)
 		step "bench c2 --sparse --setup-key ($s)"
 		p=StackedDrg32GiBV1_1
 		[ "$s" = real-64g ] && p=StackedDrg64GiBV1_1
@@ -263,8 +264,10 @@ for s in "$@"; do
 		[ "$s" = real-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
 		overlap=${FILC2_OVERLAP:-0}
 		[ "$s" = real-32g-overlap ] && overlap=1
+		scratch=${FILC2_MSM_SCRATCH:-}
+		[ "$s" = real-32g-lean ] && scratch=h
 		mkdir -p $pce
-		FILC2_OVERLAP=$overlap timeout 560 ./filc2 bench c2 -p $p --sparse --setup-key --backend cuda --params $pce "${args[@]}" \
+		FILC2_MSM_SCRATCH=$scratch FILC2_OVERLAP=$overlap timeout 560 ./filc2 bench c2 -p $p --sparse --setup-key --backend cuda --params $pce "${args[@]}" \
 			--timeline "$out/$s.svg" >"$out/$s.txt" 2>"$out/$s.err"
 		echo "exit $?"
 		cat "$out/$s.txt"

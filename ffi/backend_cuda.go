@@ -95,6 +95,7 @@ type Prover struct {
 	dc      *DeviceCircuit // nil: SpMV on the host
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
 	overlap bool           // the A and B MSMs run beside the H pipeline (FILC2_OVERLAP=1; default: after it)
+	lean    bool           // the MSM scratch sized for H, lent its scalars too (FILC2_MSM_SCRATCH=h)
 	fold    bool           // a padded partition's small MSMs over folded bases (FILC2_FOLD; foldFromEnv)
 
 	folds        *foldSet // the folded bases of the last padded partition (groth16.Repeat); p.gpu
@@ -223,6 +224,9 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	if p.overlap, err = overlapFromEnv(); err != nil {
 		return nil, err
 	}
+	if p.lean, err = leanScratchFromEnv(); err != nil {
+		return nil, err
+	}
 	sort, err := msmSortFromEnv()
 	if err != nil {
 		return nil, err
@@ -250,11 +254,12 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 		if err != nil {
 			return err
 		}
-		// Ballast: the first plan's bytes (the H MSM's, lent the section's buffers), held
-		// while the key goes up so that the queries leave the scratch its room (a device too
-		// full for it gets none: the reservation below then plans fewer windows per pass, or
-		// chunks, or fails). The split MSMs' worst cases (every scalar neither 0 nor 1) get
-		// what is free after the key, and run in chunks where that is not enough.
+		// Ballast: the first plan's bytes, held while the key goes up so that the queries
+		// leave the scratch its room (a device too full for it gets none: the reservation
+		// below then plans fewer windows per pass, or chunks, or fails). By default the
+		// largest plan's, a split MSM's worst case (every scalar neither 0 nor 1); with
+		// p.lean the H MSM's, and the split MSMs get what is free after the key, in chunks
+		// where that is not enough.
 		deviceOnly := placement.DeviceOnly(ctx)
 		var ballast *FrBuffer
 		if len(plans) > 0 {
@@ -355,8 +360,8 @@ type scratchPlan struct {
 }
 
 // scratchPlans are the five MSMs of a proof (H dense over the domain less one, lent its
-// section buffers; L, A, B_G1, B_G2 split over their densities' lengths): H first, then the
-// largest plan first. p.work is made.
+// section buffers; L, A, B_G1, B_G2 split over their densities' lengths), largest plan first
+// (p.lean: H first). p.work is made.
 func (p *Prover) scratchPlans() ([]scratchPlan, error) {
 	s := p.shape
 	plans := []scratchPlan{
@@ -383,7 +388,7 @@ func (p *Prover) scratchPlans() ([]scratchPlan, error) {
 		kept = append(kept, q)
 	}
 	sort.SliceStable(kept, func(i, j int) bool {
-		if (kept[i].query == "h") != (kept[j].query == "h") {
+		if p.lean && (kept[i].query == "h") != (kept[j].query == "h") {
 			return kept[i].query == "h"
 		}
 		return kept[i].bytes > kept[j].bytes
@@ -392,13 +397,13 @@ func (p *Prover) scratchPlans() ([]scratchPlan, error) {
 }
 
 // hLend is what the H MSM borrows: the two section buffers the H pipeline is done with
-// (a, b and c less hb, H's; for planning, hb nil: b and c, the same sizes) and H itself,
-// prepared in place. p.work is made.
+// (a, b and c less hb, H's; for planning, hb nil: b and c, the same sizes) and, with
+// p.lean, H itself, prepared in place. p.work is made.
 func (p *Prover) hLend(hb *FrBuffer) Lend {
 	if hb == nil {
 		hb = p.work.a
 	}
-	return Lend{Buffers: p.work.others(hb), Scalars: true}
+	return Lend{Buffers: p.work.others(hb), Scalars: p.lean}
 }
 
 // handleOf is the query's MSM handle.
@@ -417,8 +422,8 @@ func (p *Prover) handleOf(query string) *handle {
 }
 
 // reserveScratch makes the five queries share the H query's scratch and reserves it in the
-// plans' order (scratchPlans: H first): each plan with as many windows per pass as the
-// device has room for, growing the scratch, or in chunks where even one window does not fit.
+// plans' order (scratchPlans): each plan with as many windows per pass as the device has
+// room for, growing the scratch, or in chunks where even one window does not fit.
 func (p *Prover) reserveScratch(plans []scratchPlan) error {
 	owner := &p.h.handle
 	for _, q := range []*handle{&p.l.handle, &p.a.handle, &p.bg1.handle, &p.bg2.handle} {

@@ -318,6 +318,17 @@ func TestBackendOverlap(t *testing.T) {
 	e.refused(t, "FILC2_OVERLAP", "yes")
 }
 
+// TestBackendLeanScratch: with the MSM scratch sized for the H MSM (FILC2_MSM_SCRATCH=h: H
+// lent its scalars, prepared in place) as with the split MSMs' worst cases reserved (worst,
+// and unset), the 2KiB proof is the CPU proof byte for byte; other values are refused at load.
+func TestBackendLeanScratch(t *testing.T) {
+	e := newEnvProofs(t, 13)
+	for _, v := range []string{"h", "worst", ""} {
+		e.check(t, "FILC2_MSM_SCRATCH", v, 3)
+	}
+	e.refused(t, "FILC2_MSM_SCRATCH", "lean")
+}
+
 // TestBackendWitnessReturnedEarly: with room for one witness buffer (an 80 GB card under
 // a 32GiB key), the next partition's upload runs inside this partition's kernel section —
 // the section gives the buffer back once the L MSM has read it — and every proof, in
