@@ -150,9 +150,11 @@ enum { FILC2_MSM_MAX_SORT = 3 };
  * calls plan within it (fewer windows per pass if need be) and do not grow it (only a
  * split's counters, 8 bytes per 16 scalars, may); a call whose plan does not fit even at
  * one window a pass runs in chunks (the largest n/2^k that fits; filc2_msm_result.chunks),
- * and only one for which no chunk fits fails FILC2_ERR_OUT_OF_MEMORY. A reserve on a scratch
- * already fixed (another handle's, shared) does not grow it either: it fails only when no
- * chunk of the call fits. *scratch_bytes: its size after.
+ * and only one for which no chunk fits fails FILC2_ERR_OUT_OF_MEMORY. A reserve whose plan
+ * does not fit the device's free memory at one window a pass holds the largest chunk's plan
+ * instead; a reserve on a scratch already fixed (another handle's, shared) grows it where the
+ * device has room, and fails only when no chunk of the call fits. *scratch_bytes: its size
+ * after.
  * filc2_msm_plan_bytes: the scratch to leave free for filc2_msm_reserve of a call over n
  * scalars of a group with the default config: the default (radix) sort's plan within what
  * the atomic sort would plan with no memory limit (a reserve with more free plans more
@@ -165,9 +167,9 @@ filc2_status filc2_msm_reserve(filc2_msm_bases *b, size_t n, int32_t flags, uint
  * buffers (n·windows-a-pass·8 bytes each; the radix and binned sorts have two) in them
  * where they fit, buffer i in loan i, so that the scratch holds only the rest and plans
  * more windows a pass. filc2_msm_reserve_lent is filc2_msm_reserve for such calls (dense
- * only: flags 0): it reads the loans' sizes only, and the same call without loans may then
- * find no plan within the fixed scratch (FILC2_ERR_OUT_OF_MEMORY). Host-resident bases
- * (streamed) ignore loans. */
+ * only: flags 0 or FILC2_MSM_OVERWRITE): it reads the loans' sizes only, and the same call
+ * without loans then plans fewer windows a pass within the fixed scratch, or runs in chunks.
+ * Host-resident bases (streamed) ignore loans. */
 #define FILC2_MSM_MAX_LOANS 2
 typedef struct filc2_msm_loan {
 	void *ptr;

@@ -17,8 +17,9 @@
 // demand and kept (trim() releases it). Several engines may share one scratch (a
 // prover's five queries: it then holds the largest plan once, not each query's); the
 // scratch's mutex serialises their calls. A reserved scratch is fixed: calls plan within
-// it (fewer windows per pass if need be) and its big arena never grows (the counters of
-// a split, 8 bytes per 16 scalars, may).
+// it (fewer windows per pass if need be, or in chunks of the scalars whose sums are added
+// up) and its big arena never grows in a call (the counters of a split, 8 bytes per 16
+// scalars, may); only another reserve grows it.
 #pragma once
 
 #include <algorithm>
@@ -171,7 +172,7 @@ class engine {
 	// ones and others) with as many windows per pass as device memory allows now, and
 	// fixes it. It returns the scratch's bytes. ln: the sizes of the loans a dense call will
 	// bring (their pointers unused): the scratch then holds what is not lent, and the same
-	// call without them may find no plan that fits.
+	// call without them plans fewer windows a pass in it, or runs in chunks.
 	// Where even one window a pass does not fit in the device's room, it holds the plan of the
 	// largest chunk that does (the scratch's own bytes count as room; calls over n scalars then
 	// run in chunks), and fails only when no chunk fits. A scratch already reserved grows the
