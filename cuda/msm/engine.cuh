@@ -464,22 +464,6 @@ class engine {
 		return 0;
 	}
 
-	// split_fits: whether a split MSM of n1 ones and n2 others with window size c has a plan of
-	// one window a pass within budget bytes (split_sums' layout).
-	static bool split_fits(size_t n1, size_t n2, int c, const msm_config& cfg, size_t budget) {
-		msm_config lean = cfg;
-		lean.max_group = 1;
-		carver head;
-		head.take<pair_t>(n1);
-		head.take<fr_t>(n2);
-		head.take<uint32_t>(n2);
-		carver batch = head;
-		carve_batch(batch, n1, lean);
-		size_t need = batch.used;
-		if (n2) need = std::max(need, pick_group_in(n2, c, lean, head.used, ~size_t(0)).bytes);
-		return need <= budget;
-	}
-
 	static int window_bits(const msm_config& cfg, size_t n) {
 		const int c = cfg.window_bits ? cfg.window_bits : choose_window_bits(n);
 		if (c < min_window_bits || c > max_window_bits) msm_invalid("msm: window bits outside [4, 24]");
@@ -712,17 +696,9 @@ class engine {
 		// tail's Pippenger in the same space (one after the other).
 		const int c = c_fixed ? c_fixed : window_bits(cfg, n2 ? n2 : 1);
 		const int W = n2 || c_fixed ? windows_for(c) : 0;
-		carver head;
-		head.take<pair_t>(n1);
-		head.take<fr_t>(n2);
-		head.take<uint32_t>(n2);
-		const size_t head_bytes = head.used;
-		const group_sizes gs = n2 ? pick_group(n2, c, cfg, head_bytes) : group_sizes{};
-		carver sizing;
-		sizing.used = head_bytes;
-		carve_batch(sizing, n1, cfg);
-		const size_t need = std::max(sizing.used, n2 ? gs.bytes : size_t(0));
-		carver plan = reserve_big(need);
+		const split_sizes z = split_plan(n1, n2, c, cfg, plan_budget());
+		const group_sizes& gs = z.tail;
+		carver plan = reserve_big(z.bytes);
 		pair_t* ones = plan.take<pair_t>(n1);
 		fr_t* tail = plan.take<fr_t>(n2);
 		uint32_t* tail_idx = plan.take<uint32_t>(n2);
@@ -785,6 +761,40 @@ class engine {
 		level_plan lv;
 		xyzz *t1 = nullptr, *r1 = nullptr, *t2 = nullptr, *r2 = nullptr;
 	};
+
+	// split_fits: whether a split MSM of n1 ones and n2 others with window size c has a plan of
+	// one window a pass within budget bytes.
+	static bool split_fits(size_t n1, size_t n2, int c, const msm_config& cfg, size_t budget) {
+		msm_config lean = cfg;
+		lean.max_group = 1;
+		return split_plan(n1, n2, c, lean, ~size_t(0)).bytes <= budget;
+	}
+
+	// split_plan: the scratch of a split MSM of n1 ones and n2 others (split_sums' layout: the
+	// ones' pairs, the tail and its indices, then the batch addition's levels and the tail's
+	// Pippenger in the same space, one after the other), the tail's plan with as many windows
+	// a pass as fit in budget bytes.
+	struct split_sizes {
+		size_t head = 0;   // the ones' pairs, the tail, its indices
+		size_t bytes = 0;  // the whole plan
+		group_sizes tail;  // the tail's Pippenger (n2 > 0)
+	};
+	static split_sizes split_plan(size_t n1, size_t n2, int c, const msm_config& cfg, size_t budget) {
+		split_sizes z;
+		carver head;
+		head.take<pair_t>(n1);
+		head.take<fr_t>(n2);
+		head.take<uint32_t>(n2);
+		z.head = head.used;
+		carver batch = head;
+		carve_batch(batch, n1, cfg);
+		z.bytes = batch.used;
+		if (n2) {
+			z.tail = pick_group_in(n2, c, cfg, z.head, budget);
+			z.bytes = std::max(z.bytes, z.tail.bytes);
+		}
+		return z;
+	}
 
 	// carve_group: the plan of gs in cv, its first gs.lent pair buffers in ln's loans (a
 	// sizing carver's pointers are null, the loans' too).
