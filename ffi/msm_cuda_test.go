@@ -1019,14 +1019,7 @@ func TestMSMLent(t *testing.T) {
 	defer b.Close()
 	s := randomFr(n)
 	want := refMSMG1(t, p, s)
-	dev, err := AllocFr(0, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Free()
-	if err := dev.Upload(s); err != nil {
-		t.Fatal(err)
-	}
+	dev := deviceFr(t, s)
 	_, unlent, err := b.msm(false, s, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -1035,17 +1028,7 @@ func TestMSMLent(t *testing.T) {
 		t.Fatalf("unlent MSM: %d windows a pass, %d buffers lent", unlent.PerPass, unlent.Lent)
 	}
 	elems := (n*unlent.PerPass*8 + fr.Bytes - 1) / fr.Bytes // one pair buffer, in Fr elements
-	loan := func(k int) *FrBuffer {
-		l, err := AllocFr(0, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Free() })
-		if err := l.Upload(randomFr(k)); err != nil { // junk the call must not read
-			t.Fatal(err)
-		}
-		return l
-	}
+	loan := func(k int) *FrBuffer { return deviceFr(t, randomFr(k)) } // junk the call must not read
 	l0, l1, short := loan(elems), loan(elems), loan(elems-1)
 	for _, c := range []struct {
 		name string
@@ -1077,14 +1060,7 @@ func TestMSMLent(t *testing.T) {
 		t.Errorf("one buffer lent twice: %v, want an invalid-argument error", err)
 	}
 	// The scalars lent too: prepared in place (a copy, since they are overwritten).
-	cp, err := AllocFr(0, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Free()
-	if err := cp.Upload(s); err != nil {
-		t.Fatal(err)
-	}
+	cp := deviceFr(t, s)
 	if got, _, err := b.msmDeviceLent(cp.Pointer(), n, Lend{Buffers: []*FrBuffer{l0, l1}, Scalars: true}); err != nil {
 		t.Fatal(err)
 	} else if g := affG1(&got); !g.Equal(&want) {
@@ -1158,4 +1134,18 @@ func TestMSMLent(t *testing.T) {
 				info.Chunks)
 		}
 	}
+}
+
+// deviceFr is x uploaded to device 0, freed when the test ends.
+func deviceFr(t *testing.T, x []fr.Element) *FrBuffer {
+	t.Helper()
+	b, err := AllocFr(0, len(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Free() })
+	if err := b.Upload(x); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
