@@ -1027,7 +1027,7 @@ func TestMSMLent(t *testing.T) {
 	if unlent.PerPass < 1 || unlent.Lent != 0 {
 		t.Fatalf("unlent MSM: %d windows a pass, %d buffers lent", unlent.PerPass, unlent.Lent)
 	}
-	elems := (n*unlent.PerPass*8 + fr.Bytes - 1) / fr.Bytes // one pair buffer, in Fr elements
+	elems := (n*unlent.PerPass*8 + fr.Bytes - 1) / fr.Bytes           // one pair buffer, in Fr elements
 	loan := func(k int) *FrBuffer { return deviceFr(t, randomFr(k)) } // junk the call must not read
 	l0, l1, short := loan(elems), loan(elems), loan(elems-1)
 	for _, c := range []struct {
