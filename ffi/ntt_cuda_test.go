@@ -317,19 +317,12 @@ func TestNTTDeviceBuffers(t *testing.T) {
 		t.Fatalf("Stream: %v, %v", s, err)
 	}
 	x := fastFr(n)
-	src, err := AllocFr(0, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Free()
+	src := deviceFr(t, x)
 	dst, err := AllocFr(0, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dst.Free()
-	if err := src.Upload(x); err != nil {
-		t.Fatal(err)
-	}
 	if err := d.NTTDevice(dst, src, false, true, OrderNR); err != nil {
 		t.Fatal(err)
 	}

@@ -176,6 +176,18 @@ extern "C" filc2_status filc2_msm_reserve_lent(filc2_msm_bases* b, size_t n, int
 	});
 }
 
+// estimate_for is engine<…>::estimate_bytes for a group named by its C constant.
+static uint64_t estimate_for(int32_t group, size_t n, bool split, const filc2::msm::loans* ln) {
+	switch (group) {
+	case FILC2_MSM_G1:
+		return engine<fp_t>::estimate_bytes(n, split, ln);
+	case FILC2_MSM_G2:
+		return engine<fp2_t>::estimate_bytes(n, split, ln);
+	default:
+		throw_invalid("msm: unknown group");
+	}
+}
+
 extern "C" filc2_status filc2_msm_plan_bytes_lent(int32_t group, size_t n, int32_t flags, const filc2_msm_loan* loans,
                                                   int32_t nloans, uint64_t* bytes) {
 	return guard([&] {
@@ -183,16 +195,7 @@ extern "C" filc2_status filc2_msm_plan_bytes_lent(int32_t group, size_t n, int32
 		if (flags & ~FILC2_MSM_OVERWRITE) throw_invalid("msm: a lent plan is for dense calls (flags 0 or FILC2_MSM_OVERWRITE)");
 		filc2::msm::loans ln = loans_of(loans, nloans, false, nullptr, 0);
 		ln.scalars = (flags & FILC2_MSM_OVERWRITE) != 0;
-		switch (group) {
-		case FILC2_MSM_G1:
-			*bytes = engine<fp_t>::estimate_bytes(n, false, &ln);
-			break;
-		case FILC2_MSM_G2:
-			*bytes = engine<fp2_t>::estimate_bytes(n, false, &ln);
-			break;
-		default:
-			throw_invalid("msm: unknown group");
-		}
+		*bytes = estimate_for(group, n, false, &ln);
 	});
 }
 
@@ -200,17 +203,7 @@ extern "C" filc2_status filc2_msm_plan_bytes(int32_t group, size_t n, int32_t fl
 	return guard([&] {
 		if (!bytes) throw_invalid("msm: null output");
 		if (flags & ~FILC2_MSM_RESERVE_SPLIT) throw_invalid("msm: unknown reserve flags");
-		const bool split = (flags & FILC2_MSM_RESERVE_SPLIT) != 0;
-		switch (group) {
-		case FILC2_MSM_G1:
-			*bytes = engine<fp_t>::estimate_bytes(n, split);
-			break;
-		case FILC2_MSM_G2:
-			*bytes = engine<fp2_t>::estimate_bytes(n, split);
-			break;
-		default:
-			throw_invalid("msm: unknown group");
-		}
+		*bytes = estimate_for(group, n, (flags & FILC2_MSM_RESERVE_SPLIT) != 0, nullptr);
 	});
 }
 
