@@ -18,6 +18,7 @@
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
+#   kernels-27  filc2 bench kernels at 2^27: the G1 MSM, the NTT and the H pipeline (issue 17's largest sizes)
 #   ntt         TestNTTBench: the transforms and the H pipeline from 2^16 to 2^27, and plan variants
 #   ntt-elems   the NTT of 4 (the default since session 20) and of 8 elements a thread (issue 17): the GPU
 #               tests against gnark and the H reference, then TestNTTBench with 8 a thread beside the defaults
@@ -150,6 +151,13 @@ for s in "$@"; do
 		timeout 300 ./filc2 bench kernels --backend cuda --sizes 24,26 >"$out/kernels.txt" 2>&1
 		echo "exit $?"
 		cat "$out/kernels.txt"
+		;;
+	kernels-27)
+		step "bench kernels at 2^27 (g1-msm, ntt, h-pipeline)"
+		timeout 300 ./filc2 bench kernels --backend cuda --sizes 27 --kernels g1-msm,ntt,h-pipeline --reps 3 \
+			>"$out/kernels-27.txt" 2>&1
+		echo "exit $?"
+		cat "$out/kernels-27.txt"
 		;;
 	ntt)
 		step "ntt: TestNTTBench (transforms and the H pipeline, 2^16 to 2^27, plan variants)"
