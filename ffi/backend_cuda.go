@@ -95,7 +95,7 @@ type Prover struct {
 	dc      *DeviceCircuit // nil: SpMV on the host
 	up      *uploadPool    // staged witness uploads; nil: pageable copies (FILC2_UPLOAD=pageable)
 	overlap bool           // the A and B MSMs run beside the H pipeline (FILC2_OVERLAP=1; default: after it)
-	lean    bool           // the MSM scratch sized for H, lent its scalars too (FILC2_MSM_SCRATCH=h)
+	lean    bool           // the MSM scratch sized for H, lent its scalars too (FILC2_MSM_SCRATCH; scratchPolicy)
 	fold    bool           // a padded partition's small MSMs over folded bases (FILC2_FOLD; foldFromEnv)
 
 	folds        *foldSet // the folded bases of the last padded partition (groth16.Repeat); p.gpu
@@ -224,9 +224,11 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	if p.overlap, err = overlapFromEnv(); err != nil {
 		return nil, err
 	}
-	if p.lean, err = leanScratchFromEnv(); err != nil {
+	policy, err := scratchPolicyFromEnv()
+	if err != nil {
 		return nil, err
 	}
+	p.lean = policy == scratchH
 	sort, err := msmSortFromEnv()
 	if err != nil {
 		return nil, err
@@ -256,17 +258,26 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 		}
 		// Ballast: the first plan's bytes, held while the key goes up so that the queries
 		// leave the scratch its room (a device too full for it gets none: the reservation
-		// below then plans fewer windows per pass, or chunks, or fails). By default the
-		// largest plan's, a split MSM's worst case (every scalar neither 0 nor 1); with
-		// p.lean the H MSM's, and the split MSMs get what is free after the key, in chunks
-		// where that is not enough.
+		// below then plans fewer windows per pass, or chunks, or fails). The largest plan's,
+		// a split MSM's worst case (every scalar neither 0 nor 1); with p.lean the H MSM's,
+		// and the split MSMs get what is free after the key, in chunks where that is not
+		// enough. scratchAuto starts with the worst case and switches once the circuit is
+		// up, where that brings the whole key onto the device (sizeForH).
 		deviceOnly := placement.DeviceOnly(ctx)
-		var ballast *FrBuffer
-		if len(plans) > 0 {
-			if ballast, err = AllocFr(device, int(plans[0].bytes/uint64(fr.Bytes))+1); errors.Is(err, ErrOutOfMemory) && !deviceOnly {
-				ballast, err = nil, nil
-			} else if err != nil {
-				return fmt.Errorf("room for the MSM scratch (%.1f GiB) on device %d: %w", float64(plans[0].bytes)/(1<<30), device, err)
+		ballast, err := p.holdBallast(plans, deviceOnly)
+		if err != nil {
+			return err
+		}
+		if !deviceOnly {
+			if err := p.uploadCircuit(); err != nil {
+				ballast.Free()
+				return err
+			}
+		}
+		if policy == scratchAuto {
+			if plans, ballast, err = p.sizeForH(plans, ballast, deviceOnly); err != nil {
+				ballast.Free()
+				return err
 			}
 		}
 		if deviceOnly {
@@ -274,9 +285,6 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 				ballast.Free()
 				return err
 			}
-		} else if err := p.uploadCircuit(); err != nil {
-			ballast.Free()
-			return err
 		}
 		err = keys(p)
 		if ballast != nil {
@@ -329,6 +337,55 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 	}
 	return p, nil
 }
+
+// holdBallast allocates plans[0].bytes on the prover's device, held while the key goes up
+// (nil where there are no plans, or, unless deviceOnly, where the device has no room).
+func (p *Prover) holdBallast(plans []scratchPlan, deviceOnly bool) (*FrBuffer, error) {
+	if len(plans) == 0 {
+		return nil, nil
+	}
+	b, err := AllocFr(p.device, int(plans[0].bytes/uint64(fr.Bytes))+1)
+	if errors.Is(err, ErrOutOfMemory) && !deviceOnly {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("room for the MSM scratch (%.1f GiB) on device %d: %w", float64(plans[0].bytes)/(1<<30), p.device, err)
+	}
+	return b, nil
+}
+
+// sizeForH is scratchAuto's choice, made with the worst case's ballast held and the circuit
+// up: where leanPays (the whole key fits with the H MSM's plan held back, not with the
+// worst case), it sets p.lean and returns the plans sized for H with their ballast in place
+// of the worst case's; otherwise plans and ballast unchanged.
+func (p *Prover) sizeForH(plans []scratchPlan, ballast *FrBuffer, deviceOnly bool) ([]scratchPlan, *FrBuffer, error) {
+	devs, err := Devices()
+	if err != nil {
+		return plans, ballast, err
+	}
+	if p.device >= len(devs) {
+		return plans, ballast, fmt.Errorf("%w: device %d requested, %d visible", ErrNoDevice, p.device, len(devs))
+	}
+	var held uint64
+	if ballast != nil {
+		held = uint64(ballast.Len()) * fr.Bytes
+	}
+	p.lean = true
+	lean, err := p.scratchPlans()
+	if err != nil || len(lean) == 0 || !leanPays(devs[p.device].Free, keyDeviceBytes(p.shape.Lengths()), held, lean[0].bytes) {
+		p.lean = false
+		return plans, ballast, err
+	}
+	if err := ballast.Free(); err != nil {
+		return plans, nil, err
+	}
+	b, err := p.holdBallast(lean, deviceOnly)
+	return lean, b, err
+}
+
+// ScratchSizedForH reports whether the MSM scratch was sized for the H MSM at load
+// (FILC2_MSM_SCRATCH=h, or auto where that brought the whole key onto the device).
+func (p *Prover) ScratchSizedForH() bool { return p.lean }
 
 // checkKeyFits fails with ErrOutOfMemory when the device's free memory is less than the
 // key's points (96 bytes a G1 point, 192 a G2 point): a device-only load that cannot fit

@@ -319,11 +319,18 @@ func TestBackendOverlap(t *testing.T) {
 }
 
 // TestBackendLeanScratch: with the MSM scratch sized for the H MSM (FILC2_MSM_SCRATCH=h: H
-// lent its scalars, prepared in place) as with the split MSMs' worst cases reserved (worst,
-// and unset), the 2KiB proof is the CPU proof byte for byte; other values are refused at load.
+// lent its scalars, prepared in place) as with the split MSMs' worst cases reserved (worst),
+// and with auto (and unset), which keeps the worst case where the whole key fits anyway, as
+// the 2KiB key does, the 2KiB proof is the CPU proof byte for byte; other values are refused
+// at load.
 func TestBackendLeanScratch(t *testing.T) {
 	e := newEnvProofs(t, 13)
-	for _, v := range []string{"h", "worst", ""} {
+	e.onLoad = func(t *testing.T, val string, p *Prover) {
+		if got, want := p.ScratchSizedForH(), val == "h"; got != want {
+			t.Errorf("FILC2_MSM_SCRATCH=%q: scratch sized for H %v, want %v", val, got, want)
+		}
+	}
+	for _, v := range []string{"h", "worst", "auto", ""} {
 		e.check(t, "FILC2_MSM_SCRATCH", v, 3)
 	}
 	e.refused(t, "FILC2_MSM_SCRATCH", "lean")
@@ -406,6 +413,8 @@ type envProofs struct {
 	w    *groth16.Assignment
 	r, s fr.Element
 	want *groth16.Proof
+	// onLoad, where set, checks each prover check loads before it proves.
+	onLoad func(t *testing.T, val string, p *Prover)
 }
 
 func newEnvProofs(t *testing.T, seed byte) *envProofs {
@@ -435,6 +444,9 @@ func (e *envProofs) check(t *testing.T, env, val string, n int) {
 		t.Fatalf("%s=%q: %v", env, val, err)
 	}
 	defer gp.Close()
+	if e.onLoad != nil {
+		e.onLoad(t, val, gp)
+	}
 	for i := 0; i < n; i++ {
 		got, _, err := gp.ProveTimed(ctx, e.w, e.r, e.s)
 		if err != nil {

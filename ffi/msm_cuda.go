@@ -208,23 +208,6 @@ func overlapFromEnv() (bool, error) {
 	}
 }
 
-// leanScratchFromEnv reads FILC2_MSM_SCRATCH: "h" sizes a prover's MSM scratch for the H
-// MSM lent its section buffers and its scalars (prepared in place), held back while the key
-// goes up instead of the split MSMs' worst case, which then run in chunks where the scratch
-// is short (cuda/NOTES.md, session 21: ~5 GiB more for the key at 32GiB); "worst" or unset:
-// the split queries' worst cases reserved, largest first (the H MSM lent its two buffers),
-// as measured. The default changes once a device run has measured "h".
-func leanScratchFromEnv() (bool, error) {
-	switch v := os.Getenv("FILC2_MSM_SCRATCH"); v {
-	case "h":
-		return true, nil
-	case "", "worst":
-		return false, nil
-	default:
-		return false, fmt.Errorf("FILC2_MSM_SCRATCH=%q: want h (sized for the H MSM, split MSMs in chunks where short) or worst", v)
-	}
-}
-
 // maxMSMSort is the highest msmConfig.Sort (filc2_msm.h's FILC2_MSM_MAX_SORT).
 const maxMSMSort = C.FILC2_MSM_MAX_SORT
 
