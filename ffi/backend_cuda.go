@@ -359,12 +359,9 @@ func (p *Prover) holdBallast(plans []scratchPlan, deviceOnly bool) (*FrBuffer, e
 // worst case), it sets p.lean and returns the plans sized for H with their ballast in place
 // of the worst case's; otherwise plans and ballast unchanged.
 func (p *Prover) sizeForH(plans []scratchPlan, ballast *FrBuffer, deviceOnly bool) ([]scratchPlan, *FrBuffer, error) {
-	devs, err := Devices()
+	free, err := p.deviceFree()
 	if err != nil {
 		return plans, ballast, err
-	}
-	if p.device >= len(devs) {
-		return plans, ballast, fmt.Errorf("%w: device %d requested, %d visible", ErrNoDevice, p.device, len(devs))
 	}
 	var held uint64
 	if ballast != nil {
@@ -372,7 +369,7 @@ func (p *Prover) sizeForH(plans []scratchPlan, ballast *FrBuffer, deviceOnly boo
 	}
 	p.lean = true
 	lean, err := p.scratchPlans()
-	if err != nil || len(lean) == 0 || !leanPays(devs[p.device].Free, keyDeviceBytes(p.shape.Lengths()), held, lean[0].bytes) {
+	if err != nil || len(lean) == 0 || !leanPays(free, keyDeviceBytes(p.shape.Lengths()), held, lean[0].bytes) {
 		p.lean = false
 		return plans, ballast, err
 	}
@@ -388,23 +385,31 @@ func (p *Prover) sizeForH(plans []scratchPlan, ballast *FrBuffer, deviceOnly boo
 func (p *Prover) ScratchSizedForH() bool { return p.lean }
 
 // checkKeyFits fails with ErrOutOfMemory when the device's free memory is less than the
-// key's points (96 bytes a G1 point, 192 a G2 point): a device-only load that cannot fit
-// fails before it uploads anything.
+// key's points (keyDeviceBytes): a device-only load that cannot fit fails before it uploads
+// anything.
 func (p *Prover) checkKeyFits() error {
-	n := p.shape.Lengths()
-	need := uint64(n[0]+n[1]+n[2]+n[3])*96 + uint64(n[4])*192
-	devs, err := Devices()
+	need := keyDeviceBytes(p.shape.Lengths())
+	free, err := p.deviceFree()
 	if err != nil {
 		return err
 	}
-	if p.device >= len(devs) {
-		return fmt.Errorf("%w: device %d requested, %d visible", ErrNoDevice, p.device, len(devs))
-	}
-	if free := devs[p.device].Free; free < need {
+	if free < need {
 		return fmt.Errorf("%w: the key needs %.1f GiB, device %d has %.1f GiB free (device-only load)", ErrOutOfMemory,
 			float64(need)/(1<<30), p.device, float64(free)/(1<<30))
 	}
 	return nil
+}
+
+// deviceFree is the free memory of the prover's device now.
+func (p *Prover) deviceFree() (uint64, error) {
+	devs, err := Devices()
+	if err != nil {
+		return 0, err
+	}
+	if p.device >= len(devs) {
+		return 0, fmt.Errorf("%w: device %d requested, %d visible", ErrNoDevice, p.device, len(devs))
+	}
+	return devs[p.device].Free, nil
 }
 
 // scratchPlan is one query's MSM: its length, kind and unlimited plan.
