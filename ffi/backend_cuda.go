@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -561,7 +560,7 @@ func (p *Prover) HostBytes() int64 { return p.hostBytes }
 // findHostResident asks each query's handle where its points went (after the upload,
 // before any MSM can hold the handles).
 func (p *Prover) findHostResident() {
-	g1, g2 := int64(unsafe.Sizeof(bls.G1Affine{})), int64(unsafe.Sizeof(bls.G2Affine{}))
+	g1, g2 := int64(g1Bytes), int64(g2Bytes)
 	for _, q := range []struct {
 		name  string
 		b     interface{ HostResident() (bool, error) }

@@ -3,6 +3,9 @@ package ffi
 import (
 	"fmt"
 	"os"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
 
 // scratchPolicy is how a CUDA prover sizes the MSM scratch it holds back while its key goes
@@ -37,6 +40,13 @@ func scratchPolicyFromEnv() (scratchPolicy, error) {
 	}
 }
 
+// g1Bytes and g2Bytes are an affine point's bytes in a key's query, on the device or in pinned
+// host memory (the uploads copy gnark's layout).
+const (
+	g1Bytes = uint64(unsafe.Sizeof(bls.G1Affine{}))
+	g2Bytes = uint64(unsafe.Sizeof(bls.G2Affine{}))
+)
+
 // allocGranule is what each of the key's device allocations is rounded up to (the CUDA
 // allocator's large-allocation page).
 const allocGranule = 2 << 20
@@ -46,9 +56,9 @@ const allocGranule = 2 << 20
 func keyDeviceBytes(lengths [5]int) uint64 {
 	var total uint64
 	for i, n := range lengths {
-		size := uint64(96)
+		size := g1Bytes
 		if i == 4 {
-			size = 192
+			size = g2Bytes
 		}
 		b := uint64(max(n, 1)) * size
 		total += (b + allocGranule - 1) / allocGranule * allocGranule
