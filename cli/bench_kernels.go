@@ -49,6 +49,12 @@ func benchKernelsCommand() *ucli.Command {
 			"one warm-up run on every core (gnark-crypto, as the CPU prover runs them). Each cell is the median of\n" +
 			"--reps runs (--cpu-reps for the CPU).\n" +
 			"\n" +
+			"For the NTT and the MSMs the notes give the CUDA cell's multiply floor: the field products its\n" +
+			"arithmetic cannot do without (the NTT's by its plan; an MSM's mixed additions, one a point and\n" +
+			"window, sort and reduction not counted) at the rates of the field's product and squaring measured\n" +
+			"on the same device just after, and that floor as a share of the median: how far the kernel is\n" +
+			"from its arithmetic.\n" +
+			"\n" +
 			"The CPU is slow at large sizes (a G1 MSM of 2^20 takes about 3 s on 2 cores, G2 2–3 times more), so\n" +
 			"above --cpu-max-size it is skipped and the table shows —. --backend auto (the default) is cpu plus\n" +
 			"cuda when this binary has CUDA support and sees a device; --backend cuda needs a binary built with\n" +
@@ -163,13 +169,26 @@ type kernelRow struct {
 
 // benchTiming is one backend's cell.
 type benchTiming struct {
-	MedianMs   float64   `json:"median_ms,omitempty"`
-	RunsMs     []float64 `json:"runs_ms,omitempty"`
-	WindowBits int       `json:"window_bits,omitempty"`
-	Points     uint64    `json:"points_added,omitempty"`
-	GBps       float64   `json:"gb_per_s,omitempty"`
-	Skipped    string    `json:"skipped,omitempty"`
-	Error      string    `json:"error,omitempty"`
+	MedianMs   float64     `json:"median_ms,omitempty"`
+	RunsMs     []float64   `json:"runs_ms,omitempty"`
+	WindowBits int         `json:"window_bits,omitempty"`
+	Points     uint64      `json:"points_added,omitempty"`
+	GBps       float64     `json:"gb_per_s,omitempty"`
+	Floor      *benchFloor `json:"multiply_floor,omitempty"`
+	Skipped    string      `json:"skipped,omitempty"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// benchFloor is a CUDA cell's multiply floor (ffi.Floor): the field products the kernel
+// cannot do without, at the rates of that field's product and squaring on the same device.
+type benchFloor struct {
+	Field       string  `json:"field"`
+	PerElement  float64 `json:"products_per_element"`
+	MulGps      float64 `json:"products_g_per_s"`
+	SqrGps      float64 `json:"squarings_g_per_s,omitempty"`
+	Ms          float64 `json:"floor_ms"`
+	OfMedianPct float64 `json:"floor_over_median_pct"`
+	Model       string  `json:"model"`
 }
 
 func (t *benchTiming) measured() bool { return t != nil && t.Skipped == "" && t.Error == "" }
@@ -444,6 +463,10 @@ func cudaTiming(kb ffi.KernelBench, err error) *benchTiming {
 	if kb.Bytes > 0 && t.MedianMs > 0 {
 		t.GBps = float64(kb.Bytes) / (t.MedianMs / 1e3) / 1e9
 	}
+	if f := kb.Floor; f != nil && f.Ms() > 0 && t.MedianMs > 0 {
+		t.Floor = &benchFloor{Field: f.Field, PerElement: f.PerElement, MulGps: f.MulRate / 1e9, SqrGps: f.SqrRate / 1e9,
+			Ms: f.Ms(), OfMedianPct: 100 * f.Ms() / t.MedianMs, Model: f.Model}
+	}
 	return t
 }
 
@@ -492,6 +515,9 @@ func kernelNotes(r *kernelRow) string {
 	case groth16.KernelH:
 		notes = append(notes, "3 iNTT + 2 coset NTT + pointwise + coset iNTT")
 	}
+	if r.CUDA.measured() && r.CUDA.Floor != nil {
+		notes = append(notes, floorNote(r.CUDA.Floor))
+	}
 	if r.CUDA != nil && r.CUDA.Error != "" {
 		notes = append(notes, "cuda failed: "+r.CUDA.Error)
 	}
@@ -499,6 +525,17 @@ func kernelNotes(r *kernelRow) string {
 		notes = append(notes, "cpu failed: "+r.CPU.Error)
 	}
 	return strings.Join(notes, "; ")
+}
+
+// floorNote says how far a cell is from its multiply floor: the floor's time as a share of
+// the median (100 % would be a kernel doing nothing but its products at the probe's rate),
+// what it counts and at what rates.
+func floorNote(f *benchFloor) string {
+	rate := fmt.Sprintf("%.1f G %s products/s", f.MulGps, f.Field)
+	if f.SqrGps > 0 {
+		rate += fmt.Sprintf(", %.1f G squarings/s", f.SqrGps)
+	}
+	return fmt.Sprintf("multiply floor %s ms, %.0f%% of the median (%s at %s)", fmtMs(f.Ms), f.OfMedianPct, f.Model, rate)
 }
 
 // fmtMs prints a time in ms with about four significant digits.

@@ -159,6 +159,10 @@ func fakeBackends(failKernel string, failLog int) kernelBackends {
 				b.WindowBits = 13
 			case groth16.KernelBatchAdd:
 				b.Points, b.Bytes = 1000000, 104000000
+			case groth16.KernelNTT:
+				// a floor of half the median: 25e6 products at 50 G/s is 0.5 ms at 2^10 (1 ms)
+				b.Floor = &ffi.Floor{Field: "Fr", Products: 25e6 * float64(logN) / 10, PerElement: 13.25, MulRate: 50e9,
+					Model: "13.25 products an element"}
 			}
 			return b, nil
 		},
@@ -190,6 +194,7 @@ func TestBenchKernelsTable(t *testing.T) {
 		`(?m)^g2-msm\s+2\^20\s+—\s+failed\s+—\s+uniform scalars; cuda failed: .*out of device memory`,
 		`(?m)^batch-add\s+2\^10\s+100\.0\s+1\.000\s+100×\s+G1, 47% of bits set, cuda 104 GB/s, cpu 0\.00096 GB/s$`,
 		`(?m)^h-pipeline\s+2\^20\s+—\s+2\.000\s+—\s+3 iNTT`,
+		`(?m)^ntt\s+2\^10\s+100\.0\s+1\.000\s+100×\s+forward, natural in, bit-reversed out; multiply floor 0\.500 ms, 50% of the median \(13\.25 products an element at 50\.0 G Fr products/s\)$`,
 		`(?m)^—: not timed on the CPU above 2\^10 \(--cpu-max-size\)$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(s) {
@@ -207,7 +212,8 @@ func TestBenchKernelsTable(t *testing.T) {
 	if !strings.Contains(progress.String(), "bench: cuda g2-msm     2^20 ... failed: ") {
 		t.Errorf("progress:\n%s", progress.String())
 	}
-	if b, err := json.Marshal(rep); err != nil || !strings.Contains(string(b), `"cpu_over_cuda":100`) {
+	if b, err := json.Marshal(rep); err != nil || !strings.Contains(string(b), `"cpu_over_cuda":100`) ||
+		!strings.Contains(string(b), `"multiply_floor":{"field":"Fr","products_per_element":13.25,"products_g_per_s":50,"floor_ms":0.5,"floor_over_median_pct":50,`) {
 		t.Errorf("JSON %v: %s", err, b)
 	}
 }

@@ -20,6 +20,9 @@ type KernelBench struct {
 	// Bytes is, for a batch addition, the device memory read per run as the MSM notes
 	// count it: 96 bytes of point and 8 of index per point summed.
 	Bytes uint64
+	// Floor is, for an NTT or an MSM, its multiply floor on the device (nil for the other
+	// kernels, or where the rate probe failed).
+	Floor *Floor
 }
 
 // MedianMs returns the median of Ms (the upper one of an even count), 0 if none.

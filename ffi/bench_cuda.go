@@ -65,7 +65,63 @@ func benchNTTOp(kernel string, op, device, logN, reps int) (res KernelBench, err
 	if err != nil {
 		return KernelBench{}, fmt.Errorf("ffi: %s benchmark at 2^%d on device %d: %w", kernel, logN, device, err)
 	}
-	return KernelBench{Kernel: kernel, LogN: logN, Ms: ms}, nil
+	res = KernelBench{Kernel: kernel, LogN: logN, Ms: ms}
+	if op == nttBenchFwd {
+		res.Floor = nttFloor(d, device, logN)
+	}
+	return res, nil
+}
+
+// nttFloor is the forward transform's multiply floor on d's plan (nil where its plan or the
+// rate probe is not to be had: the benchmark stands without it).
+func nttFloor(d *Domain, device, logN int) *Floor {
+	info, err := d.Info()
+	if err != nil {
+		return nil
+	}
+	mul, err := productRate(device, fieldFr, mulProduct)
+	if err != nil {
+		return nil
+	}
+	per := nttProducts(info.PassBits, false, info.ThreadElems)
+	return &Floor{Field: "Fr", Products: per * float64(int64(1)<<logN), PerElement: per, MulRate: mul,
+		Model: fmt.Sprintf("%.4g products an element: passes of %v bits, %d elements a thread", per, info.PassBits,
+			info.ThreadElems)}
+}
+
+// The rate probe's fields and operations (filc2_bench_mul).
+const (
+	fieldFr, fieldFp, fieldFp2 = 0, 1, 2
+	mulProduct, mulSquare      = 0, 2
+)
+
+// productRate is the device's throughput of field's product or squaring (op), per second:
+// the chained probe of filc2_bench_mul (2^22 elements, two chains of 64 an element, the
+// median of 5 launches after two warm-ups).
+func productRate(device, field, op int) (float64, error) {
+	const n, chain, reps = 1 << 22, 64, 5
+	ms, err := benchMul(device, field, op, chain, n, reps)
+	if err != nil {
+		return 0, err
+	}
+	med := KernelBench{Ms: ms}.MedianMs()
+	if med <= 0 {
+		return 0, benchInternal("product rate", 22, fmt.Sprintf("median %g ms", med))
+	}
+	return float64(n) * (2*chain + 1) / (med / 1e3), nil
+}
+
+// msmFloorOn is msmFloor with field's rates measured on device (nil where the probe fails).
+func msmFloorOn(device, field int, name string, n uint64, windows int) *Floor {
+	mul, err := productRate(device, field, mulProduct)
+	if err != nil {
+		return nil
+	}
+	sqr, err := productRate(device, field, mulSquare)
+	if err != nil {
+		return nil
+	}
+	return msmFloor(name, n, windows, mul, sqr)
 }
 
 // BenchMSMG1 times a G1 MSM of 2^logN points (1 ≤ logN ≤ 30) on device: bases from
@@ -94,7 +150,8 @@ func BenchMSMG1(device, logN, reps int, seed uint64) (res KernelBench, err error
 	if sum := combineG1(w[:info.Windows], info.WindowBits); !sum.IsOnCurve() {
 		return KernelBench{}, benchInternal(kernel, logN, "the result is not on the curve")
 	}
-	return KernelBench{Kernel: kernel, LogN: logN, Ms: ms, WindowBits: info.WindowBits}, nil
+	return KernelBench{Kernel: kernel, LogN: logN, Ms: ms, WindowBits: info.WindowBits,
+		Floor: msmFloorOn(device, fieldFp, "Fp", uint64(n), info.Windows)}, nil
 }
 
 // BenchMSMG2 is BenchMSMG1 over G2 (bases from GenerateG2).
@@ -121,7 +178,8 @@ func BenchMSMG2(device, logN, reps int, seed uint64) (res KernelBench, err error
 	if sum := combineG2(w[:info.Windows], info.WindowBits); !sum.IsOnCurve() {
 		return KernelBench{}, benchInternal(kernel, logN, "the result is not on the curve")
 	}
-	return KernelBench{Kernel: kernel, LogN: logN, Ms: ms, WindowBits: info.WindowBits}, nil
+	return KernelBench{Kernel: kernel, LogN: logN, Ms: ms, WindowBits: info.WindowBits,
+		Floor: msmFloorOn(device, fieldFp2, "Fp2", uint64(n), info.Windows)}, nil
 }
 
 // BenchBatchAddG1 times the batch addition of the G1 bases of GenerateG1(device,

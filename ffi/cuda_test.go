@@ -95,7 +95,7 @@ func TestBadArguments(t *testing.T) {
 	if err := testG1(ecDbl, outFormat(7), unsafe.Pointer(&out[0]), nil, nil, nil); err == nil {
 		t.Fatal("unknown output format accepted")
 	}
-	if _, err := benchMul(5, 0, 0, 16, 1); err == nil {
+	if _, err := benchMul(0, 5, 0, 0, 16, 1); err == nil {
 		t.Fatal("unknown bench field accepted")
 	}
 }

@@ -423,48 +423,6 @@ func TestNTTErrors(t *testing.T) {
 	}
 }
 
-// nttMuls is the number of field products of one plain forward transform per element, by
-// the plan (cuda/NOTES.md, plan.cuh digits): a pass of s bits in rounds of le bits and, first,
-// s mod 3 rounds of 2 (le = 3, 8 elements a thread) or s mod 2 rounds of 1 (le = 2); per
-// round, the register DFT's products (5/8 for 3 bits, 1/4 for 2, 0 for 1; 2/8 for a 3-bit
-// thread's two 2-bit DFTs) and, in all rounds but a pass's last, its round twist (all
-// registers whose digit is not 0: 1 − 2^−r); 1 per pass twist (all passes but the last; 2
-// for the compact first pass).
-func nttMuls(passBits []int, compact bool, threadElems int) float64 {
-	le := 3
-	if threadElems == 4 {
-		le = 2
-	}
-	dft := map[int]float64{3: 5.0 / 8, 2: 1.0 / 4, 1: 0}
-	total := 0.0
-	for p, s := range passBits {
-		shorts := s % 2
-		if le == 3 {
-			shorts = map[int]int{0: 0, 1: 2, 2: 1}[s%3]
-		}
-		var rs []int
-		for range shorts {
-			rs = append(rs, le-1)
-		}
-		for left := s - (le-1)*shorts; left > 0; left -= le {
-			rs = append(rs, le)
-		}
-		for i, r := range rs {
-			total += dft[r]
-			if i+1 < len(rs) {
-				total += 1 - 1/float64(int(1)<<r)
-			}
-		}
-		if p+1 < len(passBits) {
-			total++
-			if p == 0 && compact {
-				total++
-			}
-		}
-	}
-	return total
-}
-
 func medianMs(t *testing.T, d *Domain, op, reps int) float64 {
 	t.Helper()
 	ms, err := d.nttBench(op, reps)
@@ -521,7 +479,7 @@ func TestNTTBench(t *testing.T) {
 		cosetRN := medianMs(t, d, nttBenchCosetRN, reps)
 		nn := medianMs(t, d, nttBenchFwdNN, reps)
 		cosetInv := medianMs(t, d, nttBenchCosetInv, reps)
-		muls := nttMuls(info.PassBits, false, info.ThreadElems) * float64(int64(1)<<k)
+		muls := nttProducts(info.PassBits, false, info.ThreadElems) * float64(int64(1)<<k)
 		fmt.Printf("BENCH ntt-detail k=%d plan=%s lines=%v tables_MiB=%.1f fwd_rn_ms=%.3f coset_rn_ms=%.3f nn_ms=%.3f coset_inv_ms=%.3f muls_per_elem=%.3f fwd_Gmul_s=%.1f fwd_GB_s=%.0f\n",
 			k, planString(info.PassBits), info.PassLines, float64(info.TableBytes)/(1<<20), rn, cosetRN, nn, cosetInv,
 			muls/float64(int64(1)<<k), muls/(fwd/1e3)/1e9,
@@ -561,8 +519,8 @@ func TestNTTBench(t *testing.T) {
 			h := medianMs(t, d, nttBenchH, 5)
 			fmt.Printf("BENCH ntt-variant k=%d max_pass=%d tile=%d compact=%v greedy=%v thread_elems=%d plan=%s lines=%v fwd_ms=%.3f coset_rn_ms=%.3f h_ms=%.3f muls_per_elem=%.3f fwd_Gmul_s=%.1f\n",
 				k, o.MaxPassLog, o.TileLog, o.Compact, o.Greedy, info.ThreadElems, planString(info.PassBits), info.PassLines,
-				fwd, cosetRN, h, nttMuls(info.PassBits, o.Compact, info.ThreadElems),
-				nttMuls(info.PassBits, o.Compact, info.ThreadElems)*float64(int64(1)<<k)/(fwd/1e3)/1e9)
+				fwd, cosetRN, h, nttProducts(info.PassBits, o.Compact, info.ThreadElems),
+				nttProducts(info.PassBits, o.Compact, info.ThreadElems)*float64(int64(1)<<k)/(fwd/1e3)/1e9)
 			_ = d.Close()
 		}
 	}

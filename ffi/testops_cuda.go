@@ -108,9 +108,9 @@ func testAlloc(device int, bytes uint64) error {
 }
 
 // benchMul returns the device time in ms of each of reps launches (filc2_bench_mul).
-func benchMul(field, op, chain int, n uint64, reps int) ([]float32, error) {
+func benchMul(device, field, op, chain int, n uint64, reps int) ([]float32, error) {
 	ms := make([]float32, reps)
-	err := check(C.filc2_bench_mul(0, C.int32_t(field), C.int32_t(op), C.int32_t(chain), C.uint64_t(n),
+	err := check(C.filc2_bench_mul(C.int32_t(device), C.int32_t(field), C.int32_t(op), C.int32_t(chain), C.uint64_t(n),
 		C.int32_t(reps), (*C.float)(unsafe.Pointer(&ms[0]))))
 	return ms, err
 }

@@ -42,7 +42,7 @@ func TestMulThroughput(t *testing.T) {
 					}
 					n = 1 << 20
 				}
-				ms, err := benchMul(f.id, op, chain, n, 9)
+				ms, err := benchMul(0, f.id, op, chain, n, 9)
 				if err != nil {
 					t.Fatalf("%s %s chain %d: %v", f.name, opNames[op], chain, err)
 				}
