@@ -314,6 +314,10 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 					return fmt.Errorf("the %s query's stream chunk (FILC2_MSM_STREAM_CHUNK=%d): %w", q, streamChunk, err)
 				}
 			}
+		} else if streamChunk == streamChunkGrow {
+			if err := p.growStreamChunks(); err != nil {
+				return err
+			}
 		}
 		if deviceOnly && len(p.hostResident) > 0 {
 			return fmt.Errorf("%w: the key's %v queries did not fit on device %d (device-only load)", ErrOutOfMemory,
@@ -572,6 +576,41 @@ func (p *Prover) findHostResident() {
 			p.hostBytes += q.bytes
 		}
 	}
+}
+
+// Under FILC2_MSM_STREAM_CHUNK=grow, stream buffers beyond the handles' default (768 MiB
+// each) grow, once the scratch is reserved, up to maxStreamChunk points, leaving
+// streamMargin of the device free.
+const (
+	maxStreamChunk = 1 << 24
+	streamMargin   = 2 << 30
+)
+
+// growStreamChunks enlarges each host-resident query's stream buffers to streamGrowth's
+// chunk where the device has room after the key and the scratch (the WindowPoSt's B_G2 on
+// an 80 GB card: fewer chunks, each with the window size of a larger MSM).
+func (p *Prover) growStreamChunks() error {
+	for _, q := range p.hostResident {
+		h := p.handleOf(q)
+		cur, err := h.StreamChunk()
+		if err != nil {
+			return fmt.Errorf("the %s query's stream chunk: %w", q, err)
+		}
+		free, err := p.deviceFree()
+		if err != nil {
+			return err
+		}
+		pb := uint64(g1Bytes)
+		if q == "b_g2" {
+			pb = g2Bytes
+		}
+		if want := streamGrowth(h.n, cur, pb, free, streamMargin, maxStreamChunk); want > cur {
+			if _, err := h.SetStreamChunk(want); err != nil {
+				return fmt.Errorf("the %s query's stream chunk (%d points): %w", q, want, err)
+			}
+		}
+	}
+	return nil
 }
 
 // HostSpMV reports whether a, b, c are computed on the host (the matrices did not fit).

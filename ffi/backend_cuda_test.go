@@ -206,6 +206,27 @@ func TestBackend2KiB(t *testing.T) {
 			t.Fatalf("the CUDA proof from host-resident queries (stream chunk %d) differs from the CPU proof", chunk)
 		}
 	}
+	// Small buffers grow back to the whole query where the device has room (the load's
+	// growStreamChunks after the scratch is reserved), and prove the same.
+	for _, q := range sp.HostResident() {
+		if _, err := sp.handleOf(q).SetStreamChunk(512); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sp.growStreamChunks(); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range sp.HostResident() {
+		h := sp.handleOf(q)
+		if got, err := h.StreamChunk(); err != nil || got != min(h.n, maxStreamChunk) {
+			t.Errorf("the %s query (%d points) streams in chunks of %d (%v) after growStreamChunks", q, h.n, got, err)
+		}
+	}
+	if pf, _, err := sp.ProveTimed(ctx, w, r, s); err != nil {
+		t.Fatal(err)
+	} else if !pf.A.Equal(&cpuProof.A) || !pf.B.Equal(&cpuProof.B) || !pf.C.Equal(&cpuProof.C) {
+		t.Fatal("the CUDA proof from host-resident queries with grown stream buffers differs from the CPU proof")
+	}
 	sp.Close()
 	if gp.HostSpMV() {
 		t.Error("the 2KiB circuit's matrices were not made resident")

@@ -159,18 +159,9 @@ func (b *G2Bases) Fold(start, per, copies int) (*G2Bases, error) {
 	return &G2Bases{handle{h: h, n: per}}, nil
 }
 
-// streamChunkFromEnv reads FILC2_MSM_STREAM_CHUNK, the chunk of a Prover's host-resident
-// queries (SetStreamChunk; 0 gathers them over the bus); unset: −1, the handles' default.
+// streamChunkFromEnv reads FILC2_MSM_STREAM_CHUNK (parseStreamChunk).
 func streamChunkFromEnv() (int, error) {
-	v := os.Getenv("FILC2_MSM_STREAM_CHUNK")
-	if v == "" {
-		return -1, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n >= 1<<31 {
-		return 0, fmt.Errorf("FILC2_MSM_STREAM_CHUNK=%q: want 0 (gather host-resident points over the bus) to 2^31 − 1 points", v)
-	}
-	return n, nil
+	return parseStreamChunk(os.Getenv("FILC2_MSM_STREAM_CHUNK"))
 }
 
 // msmVariantFromEnv reads FILC2_MSM_VARIANT, the first accumulation kernel a Prover's
