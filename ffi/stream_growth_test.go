@@ -14,6 +14,8 @@ func TestStreamGrowth(t *testing.T) {
 		{"room for the largest", 91 << 20, 1 << 22, 8 * gib, gib, 1 << 24, 1 << 24},
 		{"halved to fit", 91 << 20, 1 << 22, 4 * gib, gib, 1 << 24, 1 << 23},
 		{"the current buffers count as room", 91 << 20, 1 << 22, 1 * gib, gib, 1 << 24, 1 << 22},
+		// 2.5 GiB free + 1.5 GiB held − 1 GiB = two buffers of 2^23 exactly
+		{"exact fit, with the current buffers' room", 91 << 20, 1 << 22, 5 * gib / 2, gib, 1 << 24, 1 << 23},
 		{"no room: unchanged", 91 << 20, 1 << 22, 0, gib, 1 << 24, 1 << 22},
 		{"a short query: all of it", 5 << 20, 1 << 22, 8 * gib, gib, 1 << 24, 5 << 20},
 		{"already whole", 1 << 22, 1 << 22, 8 * gib, gib, 1 << 24, 1 << 22},
