@@ -49,7 +49,8 @@
 #   post-small  filc2 bench post --setup-key on the GPU: Window V1_1 and Winning at 2KiB and 8MiB, every
 #               proof verified
 #   post-32g    the same at 32GiB: WinningPoSt (10 proofs), then a full WindowPoSt partition of 2349 sparse
-#               sectors (4 proofs); latency alone
+#               sectors (4 proofs); latency alone (FILC2_MSM_STREAM_CHUNK=grow in the environment: the
+#               host-resident queries' stream buffers grown after the scratch, session 23)
 #   post-padded a one-sector 32GiB WindowPoSt partition (the rest padded by its copies): 4 proofs, latency alone
 #   mixed-winning
 #               bench c2 --sparse --setup-key at 32GiB (6 PoRep jobs, 2 in flight) with a WinningPoSt 32GiB
