@@ -13,17 +13,22 @@ import (
 // seal → post vanilla → setup → prove-post → verify-post on the CPU, for
 // Window V1 (at partition 1) and V1_1 and for Winning, at the sizes given;
 // another randomness, sector or comm_r is invalid with exit 1. One sector
-// sealed per size serves every PoSt type of that size.
-func testPoStEndToEnd(t *testing.T, size string) {
+// sealed per size serves every PoSt type of that size. With sparse, no sector
+// is sealed: each proof type's vanilla proof comes from post vanilla --sparse,
+// a fixture sector whose comm_r the command prints (the circuit, the proof and
+// its checks are the same; only the tree R-last is not rebuilt from a replica).
+func testPoStEndToEnd(t *testing.T, size string, sparse bool) {
 	dir := t.TempDir()
 	sec := filepath.Join(dir, "sector")
-	if out, err := run(t, "seal", "-p", "StackedDrg"+size+"V1_1", "--out", sec, "--sector-id", "41"); err != nil {
-		t.Fatalf("seal: %v\n%s", err, out)
-	}
 	var cm commitmentsJSON
-	b, _ := os.ReadFile(filepath.Join(sec, "commitments.json"))
-	if err := json.Unmarshal(b, &cm); err != nil {
-		t.Fatal(err)
+	if !sparse {
+		if out, err := run(t, "seal", "-p", "StackedDrg"+size+"V1_1", "--out", sec, "--sector-id", "41"); err != nil {
+			t.Fatalf("seal: %v\n%s", err, out)
+		}
+		b, _ := os.ReadFile(filepath.Join(sec, "commitments.json"))
+		if err := json.Unmarshal(b, &cm); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const r = "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fff" // top bits set: masked
 	const other = "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f3e"
@@ -34,11 +39,27 @@ func testPoStEndToEnd(t *testing.T, size string) {
 	}{{"StackedDrgWindow" + size + "V1_1", "0"}, {"StackedDrgWindow" + size + "V1", "1"}, {"StackedDrgWinning" + size + "V1", "0"}} {
 		vanilla, proof := filepath.Join(dir, tc.proof+".vanilla"), filepath.Join(dir, tc.proof+".proof")
 		args := []string{"post", "vanilla", "--sector-dir", sec, "--post-proof", tc.proof, "--randomness", r, "--out", vanilla}
+		if sparse {
+			args = []string{"post", "vanilla", "--sparse", "--sector-id", "41", "--post-proof", tc.proof, "--randomness", r, "--out", vanilla}
+		}
 		if strings.HasSuffix(tc.proof, "V1") && strings.Contains(tc.proof, "Window") {
 			args = append(args, "--sector-index", "2") // partition 1 × 2 sectors + 0
 		}
-		if out, err := run(t, args...); err != nil || !strings.Contains(out, "cleared the top two bits") {
+		out, err := run(t, args...)
+		if err != nil || !strings.Contains(out, "cleared the top two bits") {
 			t.Fatalf("%s: post vanilla: %v\n%s", tc.proof, err, out)
+		}
+		if sparse {
+			// "comm_r HEX (CID)": the fixture's, a new one for each proof type
+			// (its challenged leaves differ).
+			var f []string
+			if i := strings.Index(out, "\ncomm_r "); i >= 0 {
+				f = strings.Fields(out[i:])
+			}
+			if len(f) < 3 || len(f[1]) != 64 {
+				t.Fatalf("%s: no comm_r in\n%s", tc.proof, out)
+			}
+			cm.CommR, cm.CommRCID = f[1], strings.Trim(f[2], "()")
 		}
 		// V1 and V1_1 Window share parameters: set up once per circuit.
 		if _, err := os.Stat(filepath.Join(params, "done-"+circuitOf(tc.proof))); err != nil {
@@ -95,13 +116,13 @@ func circuitOf(name string) string {
 	return "window"
 }
 
-func TestPoStEndToEnd2KiB(t *testing.T) { testPoStEndToEnd(t, "2KiB") }
+func TestPoStEndToEnd2KiB(t *testing.T) { testPoStEndToEnd(t, "2KiB", false) }
 
 func TestPoStEndToEnd8MiB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seals an 8MiB sector")
 	}
-	testPoStEndToEnd(t, "8MiB")
+	testPoStEndToEnd(t, "8MiB", false)
 }
 
 func TestPoStUsageErrors(t *testing.T) {
@@ -151,9 +172,19 @@ func TestPoStSparseAndCircuitInfo(t *testing.T) {
 
 // The 512MiB sector takes minutes to seal on 2 cores and each `post vanilla`
 // rebuilds its tree R-last (about a minute): the full run only.
+// The 512MiB circuits on a fixture sector (seconds): CI's share of the size.
 func TestPoStEndToEnd512MiB(t *testing.T) {
 	if testing.Short() {
-		t.Skip("seals a 512MiB sector")
+		t.Skip("sets up and proves the 512MiB PoSt circuits")
 	}
-	testPoStEndToEnd(t, "512MiB")
+	testPoStEndToEnd(t, "512MiB", true)
+}
+
+// A sealed 512MiB sector (about six minutes on 2 cores, most of it labeling and
+// trees that the 8MiB test runs at a smaller size): with FILC2_TEST_LONG=1.
+func TestPoStEndToEnd512MiBSealed(t *testing.T) {
+	if os.Getenv("FILC2_TEST_LONG") != "1" {
+		t.Skip("seals a 512MiB sector (about six minutes on 2 cores): set FILC2_TEST_LONG=1")
+	}
+	testPoStEndToEnd(t, "512MiB", false)
 }
