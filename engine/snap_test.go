@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/filc2/filc2/internal/testparams"
 	"github.com/filc2/filc2/proofs/abi"
-	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/snap"
 	"github.com/filc2/filc2/proofs/snark"
@@ -22,15 +22,8 @@ func TestEngineSnap2KiB(t *testing.T) {
 		t.Skip("runs a 2KiB update setup")
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
 	p := abi.AllUpdate()[0]
-	toxic, err := groth16.SeededToxic(5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := snap.Setup(ctx, p, dir, snark.SetupOptions{Toxic: &toxic}); err != nil {
-		t.Fatal(err)
-	}
+	dir := testparams.SnapDir(t, p, 6)
 	cfg := DefaultConfig()
 	cfg.Params.Dir = dir
 	cfg.Synthesis.Workers = 1

@@ -1,13 +1,10 @@
 package plugintest
 
 import (
-	"context"
-	"fmt"
-	"sync"
 	"testing"
 
+	"github.com/filc2/filc2/internal/testparams"
 	"github.com/filc2/filc2/proofs/abi"
-	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/snap"
 	"github.com/filc2/filc2/proofs/snark"
 	"github.com/filc2/filc2/proofs/update"
@@ -16,37 +13,12 @@ import (
 // Update is the SnapDeals type the fixtures use: 2KiB, one partition.
 var Update = abi.AllUpdate()[0]
 
-var (
-	snapOnce sync.Once
-	snapDir  string
-	snapErr  error
-)
-
-// SnapParams returns a directory with test parameters (a seeded setup) of
-// the 2KiB update circuit, made once per test binary.
+// SnapParams returns a directory with test parameters of the 2KiB update
+// circuit (a setup seeded by 6), shared by every test binary on the machine
+// (testparams.SnapDir).
 func SnapParams(t testing.TB) string {
 	t.Helper()
-	snapOnce.Do(func() {
-		dir, err := tempDir("filc2-snap-params-")
-		if err != nil {
-			snapErr = err
-			return
-		}
-		toxic, err := groth16.SeededToxic(6)
-		if err != nil {
-			snapErr = err
-			return
-		}
-		if _, _, err := snap.Setup(context.Background(), Update, dir, snark.SetupOptions{Toxic: &toxic}); err != nil {
-			snapErr = fmt.Errorf("setup %s: %w", Update.Name, err)
-			return
-		}
-		snapDir = dir
-	})
-	if snapErr != nil {
-		t.Fatal(snapErr)
-	}
-	return snapDir
+	return testparams.SnapDir(t, Update, 6)
 }
 
 // SnapVanilla returns a random 2KiB update's commitments and its partitions'
