@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -94,6 +95,9 @@ func benchPostAction(c *ucli.Context) error {
 			st, ms := staged.last, func(d time.Duration) string { return d.Round(time.Millisecond).String() }
 			fmt.Fprintf(log, "  stages: host abc %s, upload %s, kernel section %s (spmv %s, scalars %s, h %s, msm h %s l %s a %s b1 %s b2 %s), finish %s\n",
 				ms(st.ABC), ms(st.Upload), ms(st.GPU()), ms(st.SpMV), ms(st.Scalars), ms(st.H), ms(st.MSMH), ms(st.MSML), ms(st.MSMA), ms(st.MSMBG1), ms(st.MSMBG2), ms(st.Finish))
+			if i == 0 && len(staged.chunks) > 0 {
+				fmt.Fprintf(log, "  host-resident queries (points a copy to the GPU): %s\n", formatChunks(staged.chunks))
+			}
 		}
 	})
 	if err != nil {
@@ -147,7 +151,8 @@ func setupKeyProver(ctx context.Context, c *ucli.Context, p abi.PoStProof, be gr
 // stagedBackend is the CUDA backend keeping the stage times of its last proof.
 type stagedBackend struct {
 	groth16.Backend
-	last ffi.StageTimes
+	last   ffi.StageTimes
+	chunks map[string]int // the prover's host-resident queries and their stream chunks
 }
 
 func (b *stagedBackend) Prove(ctx context.Context, srs groth16.SRS, w *groth16.Assignment, r, s fr.Element) (*groth16.Proof, error) {
@@ -156,6 +161,18 @@ func (b *stagedBackend) Prove(ctx context.Context, srs groth16.SRS, w *groth16.A
 		return b.Backend.Prove(ctx, srs, w, r, s)
 	}
 	proof, st, err := p.ProveTimed(ctx, w, r, s)
-	b.last = st
+	b.last, b.chunks = st, p.StreamChunks()
 	return proof, err
+}
+
+// formatChunks writes host-resident queries and their stream chunks in the key's
+// order ("b_g2 4194304"; 0: read over the bus).
+func formatChunks(m map[string]int) string {
+	var parts []string
+	for _, q := range []string{"h", "l", "a", "b_g1", "b_g2"} {
+		if n, ok := m[q]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d", q, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

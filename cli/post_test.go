@@ -188,3 +188,12 @@ func TestPoStEndToEnd512MiBSealed(t *testing.T) {
 	}
 	testPoStEndToEnd(t, "512MiB", false)
 }
+
+func TestFormatChunks(t *testing.T) {
+	if got := formatChunks(map[string]int{"b_g2": 1 << 22, "h": 0}); got != "h 0, b_g2 4194304" {
+		t.Errorf("formatChunks: %q", got)
+	}
+	if got := formatChunks(nil); got != "" {
+		t.Errorf("formatChunks(nil): %q", got)
+	}
+}

@@ -274,6 +274,14 @@ func (p *fakeProver) HostResident() []string {
 	return nil
 }
 
+// StreamChunks is the CUDA prover's chunks of its host-resident queries.
+func (p *fakeProver) StreamChunks() map[string]int {
+	if p.host {
+		return map[string]int{"h": 1 << 22}
+	}
+	return nil
+}
+
 // fakePrepared counts as outstanding until RunGPU takes it or the engine
 // releases it; fakeRaw is what RunGPU hands to Finish.
 type fakePrepared struct {

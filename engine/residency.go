@@ -494,6 +494,9 @@ type ProverStatus struct {
 	// HostResident names the key's queries kept in pinned host memory because
 	// the GPU had no room (their MSMs read over the bus: slower).
 	HostResident []string `json:"host_resident,omitempty"`
+	// StreamChunks maps each host-resident query to the points its MSMs copy to
+	// the GPU at a time (0: read over the bus), as set at load.
+	StreamChunks map[string]int `json:"stream_chunks,omitempty"`
 	// HostSpMV: the circuit's matrices did not fit on the GPU, so A·w, B·w,
 	// C·w are computed on the host (slower Prepare).
 	HostSpMV bool `json:"host_spmv,omitempty"`
@@ -530,6 +533,9 @@ func (r *residency) status() (out []CircuitStatus, residentBytes int64) {
 			if pe.prover != nil {
 				if hr, ok := pe.prover.(interface{ HostResident() []string }); ok {
 					ps.HostResident = hr.HostResident()
+				}
+				if sc, ok := pe.prover.(interface{ StreamChunks() map[string]int }); ok {
+					ps.StreamChunks = sc.StreamChunks()
 				}
 				if hs, ok := pe.prover.(interface{ HostSpMV() bool }); ok {
 					ps.HostSpMV = hs.HostSpMV()

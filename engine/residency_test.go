@@ -191,16 +191,18 @@ func TestProverEvictedForDeviceMemory(t *testing.T) {
 		t.Fatalf("2KiB job beside a busy 32GiB prover, host memory allowed: %v", err)
 	}
 	var hostResident []string
+	var chunks map[string]int
 	var hostBytes, circuitBytes int64
 	st := e.Status()
 	for _, c := range st.Circuits {
 		circuitBytes += c.Bytes
 		if c.SectorSize == small && len(c.Provers) == 1 {
-			hostResident, hostBytes = c.Provers[0].HostResident, c.Provers[0].HostBytes
+			hostResident, hostBytes, chunks = c.Provers[0].HostResident, c.Provers[0].HostBytes, c.Provers[0].StreamChunks
 		}
 	}
-	if !slices.Equal(hostResident, []string{"h"}) || hostBytes != 20 {
-		t.Fatalf("the 2KiB prover loaded beside a busy one reports host-resident %v, %d host bytes; want [h], 20", hostResident, hostBytes)
+	if !slices.Equal(hostResident, []string{"h"}) || hostBytes != 20 || len(chunks) != 1 || chunks["h"] != 1<<22 {
+		t.Fatalf("the 2KiB prover loaded beside a busy one reports host-resident %v in chunks %v, %d host bytes; want [h] in chunks of 2^22, 20",
+			hostResident, chunks, hostBytes)
 	}
 	if st.Memory.Resident != circuitBytes+hostBytes {
 		t.Fatalf("resident %d bytes, want the circuits' %d and the spilled key's %d", st.Memory.Resident, circuitBytes, hostBytes)

@@ -100,6 +100,7 @@ type Prover struct {
 	folds        *foldSet // the folded bases of the last padded partition (groth16.Repeat); p.gpu
 	hostResident []string // queries whose points are in pinned host memory
 	hostBytes    int64    // the pinned host memory those points take
+	streamChunks []int    // hostResident's chunks, in points, as set at load (StreamChunks)
 
 	gpu  sync.Mutex   // the kernel section: one partition at a time uses work
 	work *workBuffers // a, b, c over the domain and the query scalars (under gpu)
@@ -318,6 +319,9 @@ func loadProver(ctx context.Context, device int, c *r1cs.Circuit, keys func(p *P
 			if err := p.growStreamChunks(); err != nil {
 				return err
 			}
+		}
+		if err := p.recordStreamChunks(); err != nil {
+			return err
 		}
 		if deviceOnly && len(p.hostResident) > 0 {
 			return fmt.Errorf("%w: the key's %v queries did not fit on device %d (device-only load)", ErrOutOfMemory,
@@ -560,6 +564,34 @@ func (p *Prover) HostResident() []string { return p.hostResident }
 
 // HostBytes is the pinned host memory the host-resident queries' points take.
 func (p *Prover) HostBytes() int64 { return p.hostBytes }
+
+// StreamChunks maps each host-resident query to the points its MSMs copy to the device
+// at a time (0: gathered over the bus), as FILC2_MSM_STREAM_CHUNK and the room left set
+// them at load; nil when every query is on the device.
+func (p *Prover) StreamChunks() map[string]int {
+	if len(p.hostResident) == 0 {
+		return nil
+	}
+	m := make(map[string]int, len(p.hostResident))
+	for i, q := range p.hostResident {
+		m[q] = p.streamChunks[i]
+	}
+	return m
+}
+
+// recordStreamChunks reads the host-resident queries' chunks once they are set, for
+// StreamChunks (which then asks no handle while MSMs run).
+func (p *Prover) recordStreamChunks() error {
+	p.streamChunks = make([]int, len(p.hostResident))
+	for i, q := range p.hostResident {
+		n, err := p.handleOf(q).StreamChunk()
+		if err != nil {
+			return fmt.Errorf("the %s query's stream chunk: %w", q, err)
+		}
+		p.streamChunks[i] = n
+	}
+	return nil
+}
 
 // findHostResident asks each query's handle where its points went (after the upload,
 // before any MSM can hold the handles).

@@ -186,6 +186,16 @@ func TestBackend2KiB(t *testing.T) {
 	if hr := sp.HostResident(); len(hr) != 5 {
 		t.Errorf("host-resident queries %v, want all five", hr)
 	}
+	// The load's chunks, as StreamChunks reports them: each query's whole (default) size.
+	if sc := sp.StreamChunks(); len(sc) != len(sp.HostResident()) {
+		t.Errorf("StreamChunks %v for host-resident queries %v", sc, sp.HostResident())
+	} else {
+		for _, q := range sp.HostResident() {
+			if got, err := sp.handleOf(q).StreamChunk(); err != nil || sc[q] != got {
+				t.Errorf("StreamChunks[%s] = %d, the handle streams in chunks of %d (%v)", q, sc[q], got, err)
+			}
+		}
+	}
 	for _, chunk := range []int{-1, 4099, 0} {
 		for _, q := range sp.HostResident() {
 			h := sp.handleOf(q)
@@ -230,6 +240,9 @@ func TestBackend2KiB(t *testing.T) {
 	sp.Close()
 	if gp.HostSpMV() {
 		t.Error("the 2KiB circuit's matrices were not made resident")
+	}
+	if sc := gp.StreamChunks(); sc != nil {
+		t.Errorf("StreamChunks %v of a prover with every query on the device", sc)
 	}
 	if n, err := gp.DeviceBytes(); err != nil || n == 0 {
 		t.Errorf("DeviceBytes: %d, %v", n, err)

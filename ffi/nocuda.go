@@ -72,6 +72,9 @@ func (*Prover) HostResident() []string { return nil }
 // HostBytes is the pinned host memory those queries take.
 func (*Prover) HostBytes() int64 { return 0 }
 
+// StreamChunks maps each host-resident query to its MSMs' stream chunk in points.
+func (*Prover) StreamChunks() map[string]int { return nil }
+
 // SetupProver runs a Groth16 setup with its multiplications on a device.
 func SetupProver(context.Context, int, *r1cs.Circuit, *groth16.Toxic, ...groth16.Option) (*Prover, error) {
 	return nil, ErrUnavailable
