@@ -569,7 +569,7 @@ func (p *Prover) HostBytes() int64 { return p.hostBytes }
 // at a time (0: gathered over the bus), as FILC2_MSM_STREAM_CHUNK and the room left set
 // them at load; nil when every query is on the device.
 func (p *Prover) StreamChunks() map[string]int {
-	if len(p.hostResident) == 0 {
+	if len(p.hostResident) == 0 || len(p.streamChunks) != len(p.hostResident) {
 		return nil
 	}
 	m := make(map[string]int, len(p.hostResident))
