@@ -170,9 +170,8 @@ func TestPoStSparseAndCircuitInfo(t *testing.T) {
 	}
 }
 
-// The 512MiB sector takes minutes to seal on 2 cores and each `post vanilla`
-// rebuilds its tree R-last (about a minute): the full run only.
-// The 512MiB circuits on a fixture sector (seconds): CI's share of the size.
+// The 512MiB circuits on fixture sectors (their setups are most of its minute):
+// CI's share of the size.
 func TestPoStEndToEnd512MiB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sets up and proves the 512MiB PoSt circuits")
@@ -181,7 +180,8 @@ func TestPoStEndToEnd512MiB(t *testing.T) {
 }
 
 // A sealed 512MiB sector (about six minutes on 2 cores, most of it labeling and
-// trees that the 8MiB test runs at a smaller size): with FILC2_TEST_LONG=1.
+// trees that the 8MiB test runs at a smaller size; each post vanilla rebuilds
+// tree R-last): with FILC2_TEST_LONG=1.
 func TestPoStEndToEnd512MiBSealed(t *testing.T) {
 	if os.Getenv("FILC2_TEST_LONG") != "1" {
 		t.Skip("seals a 512MiB sector (about six minutes on 2 cores): set FILC2_TEST_LONG=1")

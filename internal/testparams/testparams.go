@@ -2,8 +2,8 @@
 // per proof type and machine: the first test binary that asks makes them with
 // c2.Setup (about a minute for 2KiB on 2 cores), or snap.Setup for an update
 // circuit, under a file lock; every other one — in this or a parallel package —
-// reuses them. The directory is
-// $FILC2_TEST_PARAMS, else filc2-test-params-v1 in the system temp directory.
+// reuses them. The directory is $FILC2_TEST_PARAMS, else filc2-test-params-v1
+// in the system temp directory.
 package testparams
 
 import (
