@@ -95,8 +95,8 @@ func benchPostAction(c *ucli.Context) error {
 			st, ms := staged.last, func(d time.Duration) string { return d.Round(time.Millisecond).String() }
 			fmt.Fprintf(log, "  stages: host abc %s, upload %s, kernel section %s (spmv %s, scalars %s, h %s, msm h %s l %s a %s b1 %s b2 %s), finish %s\n",
 				ms(st.ABC), ms(st.Upload), ms(st.GPU()), ms(st.SpMV), ms(st.Scalars), ms(st.H), ms(st.MSMH), ms(st.MSML), ms(st.MSMA), ms(st.MSMBG1), ms(st.MSMBG2), ms(st.Finish))
-			if i == 0 && len(staged.chunks) > 0 {
-				fmt.Fprintf(log, "  host-resident queries (points a copy to the GPU): %s\n", formatChunks(staged.chunks))
+			if i == 0 && len(staged.resident) > 0 {
+				fmt.Fprintf(log, "  host-resident queries (points a copy to the GPU): %s\n", formatChunks(staged.resident, staged.chunks))
 			}
 		}
 	})
@@ -151,8 +151,9 @@ func setupKeyProver(ctx context.Context, c *ucli.Context, p abi.PoStProof, be gr
 // stagedBackend is the CUDA backend keeping the stage times of its last proof.
 type stagedBackend struct {
 	groth16.Backend
-	last   ffi.StageTimes
-	chunks map[string]int // the prover's host-resident queries and their stream chunks
+	last     ffi.StageTimes
+	resident []string       // the prover's host-resident queries, in the key's order
+	chunks   map[string]int // and their stream chunks
 }
 
 func (b *stagedBackend) Prove(ctx context.Context, srs groth16.SRS, w *groth16.Assignment, r, s fr.Element) (*groth16.Proof, error) {
@@ -161,18 +162,16 @@ func (b *stagedBackend) Prove(ctx context.Context, srs groth16.SRS, w *groth16.A
 		return b.Backend.Prove(ctx, srs, w, r, s)
 	}
 	proof, st, err := p.ProveTimed(ctx, w, r, s)
-	b.last, b.chunks = st, p.StreamChunks()
+	b.last, b.resident, b.chunks = st, p.HostResident(), p.StreamChunks()
 	return proof, err
 }
 
-// formatChunks writes host-resident queries and their stream chunks in the key's
-// order ("b_g2 4194304"; 0: read over the bus).
-func formatChunks(m map[string]int) string {
-	var parts []string
-	for _, q := range []string{"h", "l", "a", "b_g1", "b_g2"} {
-		if n, ok := m[q]; ok {
-			parts = append(parts, fmt.Sprintf("%s %d", q, n))
-		}
+// formatChunks writes the host-resident queries, in their order, with their
+// stream chunks ("b_g2 4194304"; 0: read over the bus).
+func formatChunks(resident []string, chunks map[string]int) string {
+	parts := make([]string, len(resident))
+	for i, q := range resident {
+		parts[i] = fmt.Sprintf("%s %d", q, chunks[q])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -190,10 +190,10 @@ func TestPoStEndToEnd512MiBSealed(t *testing.T) {
 }
 
 func TestFormatChunks(t *testing.T) {
-	if got := formatChunks(map[string]int{"b_g2": 1 << 22, "h": 0}); got != "h 0, b_g2 4194304" {
+	if got := formatChunks([]string{"h", "b_g2"}, map[string]int{"b_g2": 1 << 22, "h": 0}); got != "h 0, b_g2 4194304" {
 		t.Errorf("formatChunks: %q", got)
 	}
-	if got := formatChunks(nil); got != "" {
-		t.Errorf("formatChunks(nil): %q", got)
+	if got := formatChunks(nil, nil); got != "" {
+		t.Errorf("formatChunks(nil, nil): %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -97,10 +98,10 @@ type Prover struct {
 	lean    bool           // the MSM scratch sized for H, lent its scalars too (FILC2_MSM_SCRATCH; scratchPolicy)
 	fold    bool           // a padded partition's small MSMs over folded bases (FILC2_FOLD; foldFromEnv)
 
-	folds        *foldSet // the folded bases of the last padded partition (groth16.Repeat); p.gpu
-	hostResident []string // queries whose points are in pinned host memory
-	hostBytes    int64    // the pinned host memory those points take
-	streamChunks []int    // hostResident's chunks, in points, as set at load (StreamChunks)
+	folds        *foldSet       // the folded bases of the last padded partition (groth16.Repeat); p.gpu
+	hostResident []string       // queries whose points are in pinned host memory
+	hostBytes    int64          // the pinned host memory those points take
+	streamChunks map[string]int // hostResident's chunks, in points, as set at load (StreamChunks)
 
 	gpu  sync.Mutex   // the kernel section: one partition at a time uses work
 	work *workBuffers // a, b, c over the domain and the query scalars (under gpu)
@@ -568,27 +569,20 @@ func (p *Prover) HostBytes() int64 { return p.hostBytes }
 // StreamChunks maps each host-resident query to the points its MSMs copy to the device
 // at a time (0: gathered over the bus), as FILC2_MSM_STREAM_CHUNK and the room left set
 // them at load; nil when every query is on the device.
-func (p *Prover) StreamChunks() map[string]int {
-	if len(p.hostResident) == 0 || len(p.streamChunks) != len(p.hostResident) {
-		return nil
-	}
-	m := make(map[string]int, len(p.hostResident))
-	for i, q := range p.hostResident {
-		m[q] = p.streamChunks[i]
-	}
-	return m
-}
+func (p *Prover) StreamChunks() map[string]int { return maps.Clone(p.streamChunks) }
 
 // recordStreamChunks reads the host-resident queries' chunks once they are set, for
 // StreamChunks (which then asks no handle while MSMs run).
 func (p *Prover) recordStreamChunks() error {
-	p.streamChunks = make([]int, len(p.hostResident))
-	for i, q := range p.hostResident {
+	for _, q := range p.hostResident {
 		n, err := p.handleOf(q).StreamChunk()
 		if err != nil {
 			return fmt.Errorf("the %s query's stream chunk: %w", q, err)
 		}
-		p.streamChunks[i] = n
+		if p.streamChunks == nil {
+			p.streamChunks = make(map[string]int, len(p.hostResident))
+		}
+		p.streamChunks[q] = n
 	}
 	return nil
 }
