@@ -17,6 +17,8 @@
 #               against 0)
 #   affine      the batch-affine MSM (issue 17): the MSM and field GPU tests first (every variant against
 #               gnark), the inversions' throughput (TestMulThroughput), then TestMSMPhases and TestMSMBench
+#   smem        the first level with its cold state in shared memory (variants 11, 12; issue 17): the MSM GPU
+#               tests (every variant against gnark), then TestMSMPhases with variants 0, 11, 12 only
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
 #   kernels-27  filc2 bench kernels at 2^27: the G1 MSM, the NTT and the H pipeline (issue 17's largest sizes)
 #   ntt         TestNTTBench: the transforms and the H pipeline from 2^16 to 2^27, and plan variants
@@ -146,6 +148,18 @@ for s in "$@"; do
 			>"$out/sort-phases.log" 2>&1)
 		echo "exit $?"
 		grep -E '^BENCH|--- FAIL|panic' "$out/sort-phases.log"
+		;;
+	smem)
+		step "smem: MSM tests (every first level against gnark, variants 11 and 12 among them; the prover's variants)"
+		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|BackendMSMVariants$)' -test.count=1 \
+			-test.v >"$out/smem-tests.log" 2>&1)
+		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/smem-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/smem-tests.log") failed"
+		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/smem-tests.log" | head -20
+		step "smem: TestMSMPhases, first levels 0, 11, 12 (G1 2^27 - 1, 2^26, 2^24; G2 2^24, 2^22 in both orders)"
+		(cd ffi && FILC2_BENCH=1 FILC2_MSM_PHASES_VARIANTS=0,11,12 timeout 330 "$root/build/ffi.test" -test.run '^TestMSMPhases$' \
+			-test.count=1 -test.v >"$out/smem-phases.log" 2>&1)
+		echo "exit $?"
+		grep -E '^BENCH|--- FAIL|panic' "$out/smem-phases.log"
 		;;
 	kernels)
 		step "bench kernels"

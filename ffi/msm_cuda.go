@@ -168,7 +168,7 @@ func streamChunkFromEnv() (int, error) {
 // MSMs use (msmConfig.Variant; unset: 0, the default). For measuring the batch-affine
 // and FP64 kernels in whole proofs before one of them becomes the default.
 func msmVariantFromEnv() (int, error) {
-	return intFromEnv("FILC2_MSM_VARIANT", C.FILC2_MSM_MAX_VARIANT, "filc2_msm_config.variant")
+	return intFromEnv("FILC2_MSM_VARIANT", maxMSMVariant, "filc2_msm_config.variant")
 }
 
 // intFromEnv reads an integer 0 … max from the environment variable name (unset: 0); field
@@ -198,6 +198,9 @@ func overlapFromEnv() (bool, error) {
 		return false, fmt.Errorf("FILC2_OVERLAP=%q: want 1 (the L, A and B MSMs beside the H pipeline) or 0 (after it)", v)
 	}
 }
+
+// maxMSMVariant is the highest msmConfig.Variant (filc2_msm.h's FILC2_MSM_MAX_VARIANT).
+const maxMSMVariant = C.FILC2_MSM_MAX_VARIANT
 
 // maxMSMSort is the highest msmConfig.Sort (filc2_msm.h's FILC2_MSM_MAX_SORT).
 const maxMSMSort = C.FILC2_MSM_MAX_SORT

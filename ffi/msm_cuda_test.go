@@ -243,6 +243,10 @@ func msmConfigs() []msmConfig {
 		{Variant: 5}, {Variant: 6}, {WindowBits: 9, Chunk: 1, Variant: 6},
 		// the XYZZ first level with the addition's equal-x case by value, on the Karatsuba product
 		{Variant: 7}, {WindowBits: 9, Chunk: 1, Variant: 7}, {Variant: 9}, {WindowBits: 9, Chunk: 1, Variant: 9},
+		// the XYZZ first level with its cold state in shared memory (accumulate_smem.cuh): chunks of one
+		// and two entries (the copy pipeline's ends), many levels, several passes
+		{Variant: 11}, {WindowBits: 9, Chunk: 1, Variant: 11}, {WindowBits: 13, Chunk: 2, MaxGroup: 3, Variant: 11},
+		{Variant: 12}, {WindowBits: 9, Chunk: 1, Variant: 12}, {WindowBits: 11, Chunk: 3, Variant: 12},
 		// each sort by name (whichever is the default above): the atomic counting sort, the binned one,
 		// the radix one
 		{Sort: 1}, {WindowBits: 13, MaxGroup: 3, Sort: 1}, {WindowBits: 22, SortKiB: -1, Sort: 1},
@@ -252,7 +256,7 @@ func msmConfigs() []msmConfig {
 		{WindowBits: 16, Sort: 3}, {WindowBits: 22, SortKiB: -1, Sort: 3}}
 	if testing.Short() {
 		return append(cfgs[:5], msmConfig{Variant: 2}, msmConfig{Variant: 6}, msmConfig{Variant: 7}, msmConfig{Variant: 9},
-			msmConfig{Sort: 1}, msmConfig{Sort: 2}, msmConfig{Sort: 3})
+			msmConfig{Variant: 11}, msmConfig{Variant: 12}, msmConfig{Sort: 1}, msmConfig{Sort: 2}, msmConfig{Sort: 3})
 	}
 	return cfgs
 }
@@ -317,7 +321,8 @@ func TestMSMG1Edges(t *testing.T) {
 	for name, s := range cases {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 5, Chunk: 3}, {Variant: 2}, {WindowBits: 5, Chunk: 3, Variant: 2},
-			{Variant: 5}, {Variant: 6}, {Variant: 7}, {WindowBits: 5, Chunk: 3, Variant: 7}, {Variant: 9}, {Sort: 1},
+			{Variant: 5}, {Variant: 6}, {Variant: 7}, {WindowBits: 5, Chunk: 3, Variant: 7}, {Variant: 9},
+			{Variant: 11}, {WindowBits: 5, Chunk: 3, Variant: 11}, {Variant: 12}, {WindowBits: 5, Chunk: 2, Variant: 12}, {Sort: 1},
 			{WindowBits: 5, Chunk: 3, Sort: 1}, {Sort: 2}, {WindowBits: 5, Chunk: 3, Sort: 2}, {Sort: 3},
 			{WindowBits: 5, Chunk: 3, Sort: 3}} {
 			for _, split := range []bool{false, true} {
@@ -359,6 +364,7 @@ func TestMSMG1Repeated(t *testing.T) {
 		want := refMSMG1(t, p, s)
 		for _, cfg := range []msmConfig{{}, {WindowBits: 8, Chunk: 2}, {Variant: 2}, {WindowBits: 8, Chunk: 2, Variant: 2},
 			{WindowBits: 8, Chunk: 2, Variant: 6}, {WindowBits: 8, Chunk: 2, Variant: 7}, {WindowBits: 8, Chunk: 2, Variant: 9},
+			{WindowBits: 8, Chunk: 2, Variant: 11}, {WindowBits: 8, Chunk: 3, Variant: 12},
 			{WindowBits: 8, Chunk: 2, Sort: 1},
 			{WindowBits: 8, Chunk: 2, Sort: 2},
 			{WindowBits: 8, Chunk: 2, Sort: 3}} {
@@ -580,9 +586,10 @@ func TestMSMG2(t *testing.T) {
 			}
 			for name, s := range inputs {
 				want := refMSMG2(t, p, s)
-				cfgs := []msmConfig{{}, {Variant: 2}, {Variant: 8}, {Variant: 10}}
+				cfgs := []msmConfig{{}, {Variant: 2}, {Variant: 8}, {Variant: 10}, {Variant: 11}, {Variant: 12}}
 				if name == "edges" {
 					cfgs = append(cfgs, msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4}, msmConfig{WindowBits: 6},
+						msmConfig{WindowBits: 9, Chunk: 1, Variant: 11}, msmConfig{WindowBits: 9, Chunk: 3, Variant: 12},
 						msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4, Variant: 3}, msmConfig{WindowBits: 6, Variant: 4})
 				}
 				for _, cfg := range cfgs {
@@ -625,7 +632,7 @@ func TestMSMG2Repeated(t *testing.T) {
 	for name, s := range map[string][]fr.Element{"random": randomFr(700), "one": slices.Repeat(randomFr(1), 700)} {
 		want := refMSMG2(t, p, s)
 		for _, split := range []bool{false, true} {
-			for _, variant := range []int{0, 2, 8, -1, -2, -3} {
+			for _, variant := range []int{0, 2, 8, 11, 12, -1, -2, -3} {
 				cfg := msmConfig{WindowBits: 8, Chunk: 3, Variant: variant}
 				if variant < 0 {
 					cfg = msmConfig{WindowBits: 8, Chunk: 3, Sort: -variant}
@@ -926,6 +933,24 @@ func TestMSMPhases(t *testing.T) {
 	}
 	// FILC2_MSM_PHASES_SORTS (e.g. "1,3,3:1"): only the default first level with those sorts
 	// (SORT or SORT:MAXGROUP, at most MAXGROUP windows a pass), and no G2 (a short run).
+	// FILC2_MSM_PHASES_VARIANTS (e.g. "0,11,12"): only those first levels with the default sort, for
+	// G1 and then for G2 (in the order given, then reversed).
+	g2cfgs := []msmConfig{{Variant: 10}, {}, {Variant: 10}, {}, {Variant: 8}}
+	if vs := os.Getenv("FILC2_MSM_PHASES_VARIANTS"); vs != "" {
+		var cfgs []msmConfig
+		for _, f := range strings.Split(vs, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || v < 0 || v > maxMSMVariant {
+				t.Fatalf("FILC2_MSM_PHASES_VARIANTS=%q: want variants 0 to %d, comma-separated", vs, maxMSMVariant)
+			}
+			cfgs = append(cfgs, msmConfig{Variant: v})
+		}
+		for n := range variants {
+			variants[n] = cfgs
+		}
+		g2cfgs = append(slices.Clone(cfgs), cfgs...)
+		slices.Reverse(g2cfgs[len(cfgs):])
+	}
 	sorts := os.Getenv("FILC2_MSM_PHASES_SORTS")
 	if sorts != "" {
 		var cfgs []msmConfig
@@ -987,7 +1012,7 @@ func TestMSMPhases(t *testing.T) {
 		var w [maxWindows]bls.G2Jac
 		wp := unsafe.Pointer(&w[0])
 		// In both orders: session 14's two runs disagreed with the order swapped.
-		for _, cfg := range []msmConfig{{Variant: 10}, {}, {Variant: 10}, {}, {Variant: 8}} {
+		for _, cfg := range g2cfgs {
 			ms, ph, info, err := b.benchPhases(benchMSM, n, seed, &cfg, reps, wp)
 			if err != nil {
 				t.Fatalf("G2 n=%d %+v: %v", n, cfg, err)

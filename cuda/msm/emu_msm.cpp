@@ -185,9 +185,9 @@ struct checker {
 		// Every sum also with the batch-affine first level (variant 2), with it on the FP64 product
 		// (variant 6), for G1 on the Karatsuba product (9) and for G2 with the Fp2 product reduced
 		// three times (8) and with the equal-x case by reference (10, G2's default before session 16),
-		// unless a variant is asked for.
+		// and with the cold state in shared memory (11, 12), unless a variant is asked for.
 		constexpr bool g1 = sizeof(F) == sizeof(fp_t);
-		for (int variant : {cfg.variant, 2, 6, 8, 9, 10}) {
+		for (int variant : {cfg.variant, 2, 6, 8, 9, 10, 11, 12}) {
 			if (variant != cfg.variant && cfg.variant != 0) break;
 			if (variant != cfg.variant && (variant == (g1 ? 8 : 9) || (g1 && variant == 10))) continue;
 			msm_config c = cfg;
@@ -508,7 +508,7 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 		ck2.msm("repeated base and scalar", s, cfg);
 		std::vector<fr_t> ones(nb > 64 ? 64 : nb, one);
 		ck2.msm("repeated base, all ones", ones, cfg);
-		for (int v : {7, 8, 9, 10}) {  // the equal-x case (doubling, P + (−P)) by reference (7 for G1, 10 for G2; G2's default is by value since session 16); the eager Fp2 and Karatsuba products
+		for (int v : {7, 8, 9, 10, 11, 12}) {  // 11, 12: the shared-memory first levels; the equal-x case (doubling, P + (−P)) by reference (7 for G1, 10 for G2; G2's default is by value since session 16); the eager Fp2 and Karatsuba products
 			cfg.variant = v;
 			ck2.msm("repeated base and scalar", s, cfg);
 			ck2.msm("repeated base, all ones", ones, cfg);

@@ -31,6 +31,7 @@
 
 #include "accumulate.cuh"
 #include "accumulate_affine.cuh"
+#include "accumulate_smem.cuh"
 #include "../ff/fp64_mul.cuh"
 #include "../ff/karatsuba.cuh"
 #include "backend.cuh"
@@ -56,7 +57,9 @@ struct msm_config {
 	                      // 7: 0 as before session 14 (G1: equal-x case by reference, local memory in the loop,
 	                      // blocks of 64), 8: 0 as before session 14 (G2: the Fp2 product reduced three times),
 	                      // 9: 0 with the Karatsuba Fp product (ff/karatsuba.cuh; G1 only), 10: 0 for G2 with
-	                      // the equal-x case by reference (G2's default before session 16; G1 runs 10 as 0)
+	                      // the equal-x case by reference (G2's default before session 16; G1 runs 10 as 0),
+	                      // 11: 0 with ZZ, ZZZ and the points in shared memory (cp.async one entry ahead),
+	                      // 12: 11 with X, Y and R there too (accumulate_smem.cuh)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
 	int sort = 0;         // 0 default_sort, 1 the atomic counting sort, 2 the binned sort, 3 the radix sort
@@ -80,7 +83,7 @@ constexpr int default_sort = sort_radix;
 constexpr int default_sort_kib = 24 << 10;
 
 // max_variant: msm_config::variant runs 0 to this.
-constexpr int max_variant = 10;
+constexpr int max_variant = 12;
 
 // loan: device memory a call may use and overwrite (the caller's: a buffer it is done with,
 // such as the H pipeline's other two after the H MSM's scalars are out). A dense call puts
@@ -528,7 +531,7 @@ class engine {
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
-		static_assert(max_variant == 10, "accumulate: a variant without a kernel");
+		static_assert(max_variant == 12, "accumulate: a variant without a kernel");
 		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; first_level runs the
 		// variants it has no kernel for (G1: 8 and 10; G2: 1, 7 and 9) as 0, and G2's 5 and 6 as 0 and 2.
 		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
@@ -585,6 +588,20 @@ class engine {
 			if (variant == 4) {
 				launch_warps<acc0_affine_body<F, k8 / 2>>(s_, ceil_div<size_t>(T0, 16 * k8), pairs, d_M, L0, bases,
 				                                          buckets, keys, pts, lens() + 1);
+				return;
+			}
+		}
+		if constexpr (same) {
+			// Shared memory for the cold state, blocks of one warp: G1 168 registers (12 warps an
+			// SM; 204 and 9 in variant 0) or, with X and Y there, capped at 128 (15, by shared
+			// memory); G2 at 255 either way, 202 and 122 bytes of spills against variant 0's 312.
+			if (variant == 11) {
+				launch<acc0_smem_body<F, 32, 1, false>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
+				return;
+			}
+			if (variant == 12) {
+				launch<acc0_smem_body<F, 32, is_g1 ? 16 : 1, true>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts,
+				                                                     lens() + 1);
 				return;
 			}
 		}
