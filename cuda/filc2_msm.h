@@ -59,7 +59,8 @@ typedef struct filc2_msm_config {
 	                            * 9: 0 with the Karatsuba Fp product (G1; G2 runs 0), 10: 0 with the
 	                            * equal-x case by reference (G2 before session 16; G1 runs 10 as 0),
 	                            * 11: 0 with ZZ, ZZZ and the points in shared memory (cp.async one
-	                            * entry ahead), 12: 11 with X, Y and R there too; for benchmarks */
+	                            * entry ahead; G2's 0), 12: 11 with X, Y and R there too, 13: G2's 0
+	                            * before session 25 (all in registers; G1 runs 0); for benchmarks */
 	int32_t sort_kib;          /* windows per pass so that their bucket counters fit this many KiB
 	                            * (the L2 cache); 0: the default, -1: no cap */
 	int32_t sort;              /* 0 the default (radix), 1 the atomic counting sort, 2 the binned sort (two
@@ -135,10 +136,10 @@ filc2_status filc2_msm_stream_chunk(filc2_msm_bases *b, size_t *points);
 filc2_status filc2_msm_free(filc2_msm_bases *b);
 /* filc2_msm_trim releases the scratch (shared ones too; it grows again on the next call, unfixed). */
 filc2_status filc2_msm_trim(filc2_msm_bases *b);
-/* filc2_msm_set_variant sets the first accumulation kernel (filc2_msm_config.variant, 0 to 12) of
+/* filc2_msm_set_variant sets the first accumulation kernel (filc2_msm_config.variant, 0 to 13) of
  * the calls made without a config, the batch additions and filc2_msm_reserve. */
 filc2_status filc2_msm_set_variant(filc2_msm_bases *b, int32_t variant);
-enum { FILC2_MSM_MAX_VARIANT = 12 };
+enum { FILC2_MSM_MAX_VARIANT = 13 };
 /* filc2_msm_set_sort sets the sort (filc2_msm_config.sort, 0 to 3) of the same calls. */
 filc2_status filc2_msm_set_sort(filc2_msm_bases *b, int32_t sort);
 enum { FILC2_MSM_MAX_SORT = 3 };

@@ -329,13 +329,13 @@ func partition2KiB(t *testing.T, sector uint64, seed byte) (*c2.Prover, *groth16
 // the same r, s; values out of range are refused at load.
 func TestBackendMSMVariants(t *testing.T) {
 	e := newEnvProofs(t, 5)
-	for v := 1; v <= 12; v++ {
+	for v := 1; v <= 13; v++ {
 		e.check(t, "FILC2_MSM_VARIANT", fmt.Sprint(v), 1)
 	}
 	for v := 1; v <= 3; v++ {
 		e.check(t, "FILC2_MSM_SORT", fmt.Sprint(v), 1)
 	}
-	for _, bad := range []string{"13", "-1", "affine"} {
+	for _, bad := range []string{"14", "-1", "affine"} {
 		e.refused(t, "FILC2_MSM_VARIANT", bad)
 	}
 	e.refused(t, "FILC2_MSM_SORT", "4")

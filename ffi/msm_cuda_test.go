@@ -586,7 +586,7 @@ func TestMSMG2(t *testing.T) {
 			}
 			for name, s := range inputs {
 				want := refMSMG2(t, p, s)
-				cfgs := []msmConfig{{}, {Variant: 2}, {Variant: 8}, {Variant: 10}, {Variant: 11}, {Variant: 12}}
+				cfgs := []msmConfig{{}, {Variant: 2}, {Variant: 8}, {Variant: 10}, {Variant: 12}, {Variant: 13}}
 				if name == "edges" {
 					cfgs = append(cfgs, msmConfig{WindowBits: 13, Chunk: 2, MaxGroup: 4}, msmConfig{WindowBits: 6},
 						msmConfig{WindowBits: 9, Chunk: 1, Variant: 11}, msmConfig{WindowBits: 9, Chunk: 3, Variant: 12},
@@ -632,7 +632,7 @@ func TestMSMG2Repeated(t *testing.T) {
 	for name, s := range map[string][]fr.Element{"random": randomFr(700), "one": slices.Repeat(randomFr(1), 700)} {
 		want := refMSMG2(t, p, s)
 		for _, split := range []bool{false, true} {
-			for _, variant := range []int{0, 2, 8, 11, 12, -1, -2, -3} {
+			for _, variant := range []int{0, 2, 8, 12, 13, -1, -2, -3} {
 				cfg := msmConfig{WindowBits: 8, Chunk: 3, Variant: variant}
 				if variant < 0 {
 					cfg = msmConfig{WindowBits: 8, Chunk: 3, Sort: -variant}
@@ -913,8 +913,8 @@ func TestMSMBench(t *testing.T) {
 // capped and in one pass; and the first level with the addition's equal-x case by value (variant 0,
 // no local memory in its loop; the default since session 14) against it by reference (variant 7),
 // and on the Karatsuba product (variant 9); then G2 at 2^24 and 2^22 as by default (variant 0,
-// the equal-x case by value since session 16), by reference (10) and with the Fp2 product
-// reduced three times (8).
+// ZZ, ZZZ and the points in shared memory since session 25), all in registers (13, the default
+// before), with the Fp2 product reduced three times (8) and with X, Y, R in shared memory too (12).
 // (The batch-affine and FP64 first levels were measured in session 12,
 // cuda/bench-msm-affine-phases-h100.txt; the sort caps in session 3, bench-msm-phases-h200.txt.)
 // Lines start with BENCH msm-phases; acc0_Gmadd_s is the first level's rate of additions (n
@@ -935,7 +935,7 @@ func TestMSMPhases(t *testing.T) {
 	// (SORT or SORT:MAXGROUP, at most MAXGROUP windows a pass), and no G2 (a short run).
 	// FILC2_MSM_PHASES_VARIANTS (e.g. "0,11,12"): only those first levels with the default sort, for
 	// G1 and then for G2 (in the order given, then reversed).
-	g2cfgs := []msmConfig{{Variant: 10}, {}, {Variant: 10}, {}, {Variant: 8}}
+	g2cfgs := []msmConfig{{Variant: 13}, {}, {Variant: 13}, {}, {Variant: 8}, {Variant: 12}}
 	if vs := os.Getenv("FILC2_MSM_PHASES_VARIANTS"); vs != "" {
 		var cfgs []msmConfig
 		for _, f := range strings.Split(vs, ",") {
@@ -998,9 +998,9 @@ func TestMSMPhases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// G2 at 2^24 and 2^22: the first level as by default (variant 0, the equal-x case by value
-	// since session 16), by reference (10, the default before), and the Fp2 product reduced three
-	// times (8).
+	// G2 at 2^24 and 2^22: the first level as by default (variant 0, the cold state in shared
+	// memory since session 25) against all in registers (13, the default before) in both orders,
+	// the Fp2 product reduced three times (8), and X, Y, R in shared memory too (12).
 	if sorts != "" {
 		return
 	}

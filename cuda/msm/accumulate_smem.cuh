@@ -1,6 +1,8 @@
 // cuda/msm/accumulate_smem.cuh — the first accumulation level (acc0_body's input, output
 // and load balance) with a lane's cold state in shared memory: the accumulator's ZZ and ZZZ,
-// and its points, fetched one entry ahead by cp.async (msm_config::variant 11).
+// and its points, fetched one entry ahead by cp.async (msm_config::variant 11: G2's default
+// since session 25, 10–11 % faster than all in registers; 12: X, Y and R there too). On G1,
+// whose register kernel prefetches and runs 9 warps an SM, neither is faster (cuda/NOTES.md).
 //
 // Why: G2's acc0_body holds the XYZZ accumulator (96 words), the point (48) and the Fp2
 // temporaries in registers — 255 of them and ~110 spilled, 8 warps an SM, no prefetch —

@@ -185,11 +185,14 @@ struct checker {
 		// Every sum also with the batch-affine first level (variant 2), with it on the FP64 product
 		// (variant 6), for G1 on the Karatsuba product (9) and for G2 with the Fp2 product reduced
 		// three times (8) and with the equal-x case by reference (10, G2's default before session 16),
-		// and with the cold state in shared memory (11, 12), unless a variant is asked for.
+		// with the cold state in shared memory (11, G2's default since session 25; 12) and G2's all in
+		// registers (13, its default before), unless a variant is asked for.
 		constexpr bool g1 = sizeof(F) == sizeof(fp_t);
-		for (int variant : {cfg.variant, 2, 6, 8, 9, 10, 11, 12}) {
+		for (int variant : {cfg.variant, 2, 6, 8, 9, 10, 11, 12, 13}) {
 			if (variant != cfg.variant && cfg.variant != 0) break;
-			if (variant != cfg.variant && (variant == (g1 ? 8 : 9) || (g1 && variant == 10))) continue;
+			if (variant != cfg.variant && (variant == (g1 ? 8 : 9) || (g1 && (variant == 10 || variant == 13)) ||
+			                               (!g1 && variant == 11)))
+				continue;
 			msm_config c = cfg;
 			c.variant = variant;
 			const std::string v = " variant " + std::to_string(variant);
@@ -508,7 +511,7 @@ void run_group(const char* name, const affine_t<F>& g, size_t nb, bool full) {
 		ck2.msm("repeated base and scalar", s, cfg);
 		std::vector<fr_t> ones(nb > 64 ? 64 : nb, one);
 		ck2.msm("repeated base, all ones", ones, cfg);
-		for (int v : {7, 8, 9, 10, 11, 12}) {  // 11, 12: the shared-memory first levels; the equal-x case (doubling, P + (−P)) by reference (7 for G1, 10 for G2; G2's default is by value since session 16); the eager Fp2 and Karatsuba products
+		for (int v : {7, 8, 9, 10, 11, 12, 13}) {  // 11, 12: the shared-memory first levels; the equal-x case (doubling, P + (−P)) by reference (7 for G1, 10 for G2; G2's default is by value since session 16); the eager Fp2 and Karatsuba products
 			cfg.variant = v;
 			ck2.msm("repeated base and scalar", s, cfg);
 			ck2.msm("repeated base, all ones", ones, cfg);

@@ -58,8 +58,9 @@ struct msm_config {
 	                      // blocks of 64), 8: 0 as before session 14 (G2: the Fp2 product reduced three times),
 	                      // 9: 0 with the Karatsuba Fp product (ff/karatsuba.cuh; G1 only), 10: 0 for G2 with
 	                      // the equal-x case by reference (G2's default before session 16; G1 runs 10 as 0),
-	                      // 11: 0 with ZZ, ZZZ and the points in shared memory (cp.async one entry ahead),
-	                      // 12: 11 with X, Y and R there too (accumulate_smem.cuh)
+	                      // 11: 0 with ZZ, ZZZ and the points in shared memory (cp.async one entry ahead;
+	                      // G2's 0 since session 25), 12: 11 with X, Y and R there too (accumulate_smem.cuh),
+	                      // 13: G2's 0 before session 25 (all in registers; G1 runs 13 as 0)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
 	int sort = 0;         // 0 default_sort, 1 the atomic counting sort, 2 the binned sort, 3 the radix sort
@@ -83,7 +84,7 @@ constexpr int default_sort = sort_radix;
 constexpr int default_sort_kib = 24 << 10;
 
 // max_variant: msm_config::variant runs 0 to this.
-constexpr int max_variant = 12;
+constexpr int max_variant = 13;
 
 // loan: device memory a call may use and overwrite (the caller's: a buffer it is done with,
 // such as the H pipeline's other two after the H MSM's scalars are out). A dense call puts
@@ -531,7 +532,7 @@ class engine {
 	                timer* tm = nullptr) {
 		if (p.cap0 == 0) return;
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
-		static_assert(max_variant == 12, "accumulate: a variant without a kernel");
+		static_assert(max_variant == 13, "accumulate: a variant without a kernel");
 		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; first_level runs the
 		// variants it has no kernel for (G1: 8 and 10; G2: 1, 7 and 9) as 0, and G2's 5 and 6 as 0 and 2.
 		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
@@ -594,8 +595,10 @@ class engine {
 		if constexpr (same) {
 			// Shared memory for the cold state, blocks of one warp: G1 168 registers (12 warps an
 			// SM; 204 and 9 in variant 0) or, with X and Y there, capped at 128 (15, by shared
-			// memory); G2 at 255 either way, 202 and 122 bytes of spills against variant 0's 312.
-			if (variant == 11) {
+			// memory); G2 at 255 either way, 202 and 122 bytes of spills against 312 in registers.
+			// G1: 2–3 % slower than its variant 0 at 2^26 and 2^27 (11), 10 % (12); G2: 10–11 %
+			// faster (11, its default since), 13 % at 2^24 but none at 2^22 (12) (H100, session 25).
+			if (variant == 11 && is_g1) {
 				launch<acc0_smem_body<F, 32, 1, false>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
 				return;
 			}
@@ -614,10 +617,18 @@ class engine {
 					                                          lens() + 1);
 					return;
 				}
+				if (variant == 13) {  // the default from session 16 to 24: all in registers, the equal-x
+					// case by value (~110 register spills in the arithmetic, no prefetch; 22 % faster on
+					// the first level than by reference at 2^24, H100, session 16)
+					launch<acc0_body<F, false, 128, 1, true>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts,
+					                                          lens() + 1);
+					return;
+				}
 			}
-			// The equal-x case by value, as G1's: ~110 register spills in the arithmetic, no whole-point
-			// local traffic; 22 % faster on the first level than by reference at 2^24 (H100, session 16).
-			launch<acc0_body<Fld, false, 128, 1, true>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
+			// ZZ, ZZZ and the points in shared memory (variant 11; accumulate_smem.cuh), the equal-x case
+			// by value: 10 % faster on the first level than all in registers at 2^24, 11 % at 2^22 (H100,
+			// session 25).
+			launch<acc0_smem_body<Fld, 32, 1, false>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
 		} else {
 			if constexpr (same) {
 				if (variant == 1) {  // without the prefetch, capped at 128 registers
