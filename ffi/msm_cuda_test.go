@@ -934,9 +934,13 @@ func TestMSMPhases(t *testing.T) {
 	// FILC2_MSM_PHASES_SORTS (e.g. "1,3,3:1"): only the default first level with those sorts
 	// (SORT or SORT:MAXGROUP, at most MAXGROUP windows a pass), and no G2 (a short run).
 	// FILC2_MSM_PHASES_VARIANTS (e.g. "0,11,12"): only those first levels with the default sort, for
-	// G1 and then for G2 (in the order given, then reversed).
+	// G1 and then for G2 (in the order given, then reversed); "g2:0,13": for G2 only.
 	g2cfgs := []msmConfig{{Variant: 13}, {}, {Variant: 13}, {}, {Variant: 8}, {Variant: 12}}
+	sizes := []int{1<<27 - 1, 1 << 26, 1 << 24}
 	if vs := os.Getenv("FILC2_MSM_PHASES_VARIANTS"); vs != "" {
+		if rest, ok := strings.CutPrefix(vs, "g2:"); ok {
+			vs, sizes = rest, nil
+		}
 		var cfgs []msmConfig
 		for _, f := range strings.Split(vs, ",") {
 			v, err := strconv.Atoi(strings.TrimSpace(f))
@@ -971,7 +975,7 @@ func TestMSMPhases(t *testing.T) {
 			variants[n] = cfgs
 		}
 	}
-	for _, n := range []int{1<<27 - 1, 1 << 26, 1 << 24} {
+	for _, n := range sizes {
 		b, err := GenerateG1(0, n, seed)
 		if err != nil {
 			t.Fatal(err)
