@@ -534,7 +534,7 @@ class engine {
 		const size_t T0 = ceil_div<size_t>(p.cap0, p.L0);
 		static_assert(max_variant == 13, "accumulate: a variant without a kernel");
 		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; first_level runs the
-		// variants it has no kernel for (G1: 8 and 10; G2: 1, 7 and 9) as 0, and G2's 5 and 6 as 0 and 2.
+		// variants it has no kernel for (G1: 8, 10 and 13; G2: 1, 7 and 9) as 0, and G2's 5 and 6 as 0 and 2.
 		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
 		if constexpr (is_g1) {
 			if (p.variant == 5 || p.variant == 6)  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh)
@@ -626,8 +626,8 @@ class engine {
 				}
 			}
 			// ZZ, ZZZ and the points in shared memory (variant 11; accumulate_smem.cuh), the equal-x case
-			// by value: 10 % faster on the first level than all in registers at 2^24, 11 % at 2^22 (H100,
-			// session 25).
+			// by value: 10 % faster on the first level than all in registers at 2^24, 11 % at 2^22 on an
+			// H100, 5 % and 7 % on an H200 (session 25).
 			launch<acc0_smem_body<Fld, 32, 1, false>>(s_, T0, pairs, d_M, L0, bases, buckets, keys, pts, lens() + 1);
 		} else {
 			if constexpr (same) {
