@@ -90,6 +90,27 @@ export GOMEMLIMIT=${GOMEMLIMIT:-110GiB}
 
 step() { echo "== $1 ($(date +%T))"; }
 
+# gpu_tests LOG SECONDS [FLAG...]: build/ffi.test with the flags given (-test.run …), its log in $out/LOG;
+# prints the exit status, how many passed and failed, and the failures.
+gpu_tests() {
+	local log=$out/$1 secs=$2
+	shift 2
+	(cd ffi && timeout "$secs" "$root/build/ffi.test" -test.count=1 -test.v "$@" >"$log" 2>&1)
+	echo "exit $?: $(grep -cE '^\s*--- PASS' "$log") passed, $(grep -cE '^\s*--- FAIL' "$log") failed"
+	grep -E '^\s*--- FAIL|^(panic|FAIL)' "$log" | head -20
+}
+
+# gpu_bench LOG SECONDS TEST [NAME=VALUE...]: the benchmark test TEST with FILC2_BENCH=1 and the settings
+# given, its log in $out/LOG; prints the exit status and the BENCH lines (and failures).
+gpu_bench() {
+	local log=$out/$1 secs=$2 run=$3
+	shift 3
+	(cd ffi && env FILC2_BENCH=1 "$@" timeout "$secs" "$root/build/ffi.test" -test.run "^$run\$" -test.count=1 -test.v \
+		>"$log" 2>&1)
+	echo "exit $?"
+	grep -E '^BENCH|--- FAIL|panic' "$log"
+}
+
 # The host's CPU: the PoSt check and witness hash on AVX-512 IFMA vectors where it has them (session 15).
 echo "== host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, AVX-512 IFMA: $(grep -qm1 avx512ifma /proc/cpuinfo && echo yes || echo no)"
 
@@ -97,9 +118,7 @@ for s in "$@"; do
 	case $s in
 	tests)
 		step "GPU tests"
-		(cd ffi && timeout 420 "$root/build/ffi.test" -test.count=1 -test.timeout 400s -test.v >"$out/ffi-test.log" 2>&1)
-		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/ffi-test.log") passed, $(grep -cE '^\s*--- FAIL' "$out/ffi-test.log") failed"
-		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/ffi-test.log" | head -20
+		gpu_tests ffi-test.log 420 -test.timeout 400s
 		;;
 	upload | phases | spmv)
 		step "$s"
@@ -108,17 +127,11 @@ for s in "$@"; do
 		phases) run=TestMSMPhases ;;
 		spmv) run=TestSpMVBench ;;
 		esac
-		(cd ffi && FILC2_BENCH=1 timeout 300 "$root/build/ffi.test" -test.run "^$run\$" -test.count=1 -test.v \
-			>"$out/$s.log" 2>&1)
-		echo "exit $?"
-		grep -E '^BENCH|--- FAIL|panic' "$out/$s.log"
+		gpu_bench "$s.log" 300 $run
 		;;
 	affine)
 		step "affine: MSM and field tests"
-		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|Fr$|Fp$|Fp2$|BackendMSMVariants$)' -test.count=1 \
-			-test.v >"$out/affine-tests.log" 2>&1)
-		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/affine-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/affine-tests.log") failed"
-		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/affine-tests.log" | head -20
+		gpu_tests affine-tests.log 300 -test.run '^Test(MSM|BatchAdd|Fr$|Fp$|Fp2$|BackendMSMVariants$)'
 		step "affine: inversion throughput"
 		(cd ffi && timeout 120 "$root/build/ffi.test" -test.run '^TestMulThroughput$' -test.count=1 -test.v \
 			>"$out/affine-throughput.log" 2>&1)
@@ -126,40 +139,25 @@ for s in "$@"; do
 		grep -E '^THROUGHPUT' "$out/affine-throughput.log"
 		for run in TestMSMPhases TestMSMBench; do
 			step "affine: $run"
-			(cd ffi && FILC2_BENCH=1 timeout 400 "$root/build/ffi.test" -test.run "^$run\$" -test.count=1 -test.v \
-				>"$out/affine-$run.log" 2>&1)
-			echo "exit $?"
-			grep -E '^BENCH|--- FAIL|panic' "$out/affine-$run.log"
+			gpu_bench "affine-$run.log" 400 $run
 		done
 		;;
 	sort)
 		step "sort: MSM and prover tests (every sort by name and the default; the overlap on and off)"
-		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|GeneratedBases|Backend|EngineCUDA|InjectedSectionFailure)' \
-			-test.count=1 -test.v >"$out/sort-tests.log" 2>&1)
-		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/sort-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/sort-tests.log") failed"
-		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/sort-tests.log" | head -20
+		gpu_tests sort-tests.log 300 -test.run '^Test(MSM|BatchAdd|GeneratedBases|Backend|EngineCUDA|InjectedSectionFailure)'
 		step "sort: TestMulThroughput (Fp2 reduced twice and three times; Karatsuba Fr and Fp)"
 		(cd ffi && timeout 120 "$root/build/ffi.test" -test.run '^TestMulThroughput$' -test.count=1 -test.v \
 			>"$out/sort-throughput.log" 2>&1)
 		echo "exit $?"
 		grep -E '^THROUGHPUT (fld|Fp2|F[rp] +mul(-kara)? )' "$out/sort-throughput.log"
 		step "sort: TestMSMPhases"
-		(cd ffi && FILC2_BENCH=1 timeout 330 "$root/build/ffi.test" -test.run '^TestMSMPhases$' -test.count=1 -test.v \
-			>"$out/sort-phases.log" 2>&1)
-		echo "exit $?"
-		grep -E '^BENCH|--- FAIL|panic' "$out/sort-phases.log"
+		gpu_bench sort-phases.log 330 TestMSMPhases
 		;;
 	smem)
 		step "smem: MSM tests (every first level against gnark, variants 11 and 12 among them; the prover's variants)"
-		(cd ffi && timeout 300 "$root/build/ffi.test" -test.run '^Test(MSM|BatchAdd|BackendMSMVariants$)' -test.count=1 \
-			-test.v >"$out/smem-tests.log" 2>&1)
-		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/smem-tests.log") passed, $(grep -cE '^\s*--- FAIL' "$out/smem-tests.log") failed"
-		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/smem-tests.log" | head -20
+		gpu_tests smem-tests.log 300 -test.run '^Test(MSM|BatchAdd|BackendMSMVariants$)'
 		step "smem: TestMSMPhases, first levels 0, 11, 12 (G1 2^27 - 1, 2^26, 2^24; G2 2^24, 2^22 in both orders)"
-		(cd ffi && FILC2_BENCH=1 FILC2_MSM_PHASES_VARIANTS=0,11,12 timeout 330 "$root/build/ffi.test" -test.run '^TestMSMPhases$' \
-			-test.count=1 -test.v >"$out/smem-phases.log" 2>&1)
-		echo "exit $?"
-		grep -E '^BENCH|--- FAIL|panic' "$out/smem-phases.log"
+		gpu_bench smem-phases.log 330 TestMSMPhases FILC2_MSM_PHASES_VARIANTS=0,11,12
 		;;
 	kernels)
 		step "bench kernels"
@@ -176,21 +174,12 @@ for s in "$@"; do
 		;;
 	ntt)
 		step "ntt: TestNTTBench (transforms and the H pipeline, 2^16 to 2^27, plan variants)"
-		(cd ffi && FILC2_BENCH=1 timeout 400 "$root/build/ffi.test" -test.run '^TestNTTBench$' -test.count=1 -test.v \
-			>"$out/ntt.log" 2>&1)
-		echo "exit $?"
-		grep -E '^BENCH|--- FAIL|panic' "$out/ntt.log"
+		gpu_bench ntt.log 400 TestNTTBench
 		;;
 	ntt-elems)
 		step "ntt-elems: the NTT of 4 and of 8 elements a thread against gnark, then TestNTTBench (8 a thread beside the default only)"
-		(cd ffi && timeout 200 "$root/build/ffi.test" -test.run '^(TestNTTThreadElems|TestNTTPlans|TestHPipeline|TestNTT)$' \
-			-test.count=1 -test.v >"$out/ntt-elems-test.log" 2>&1)
-		echo "exit $?: $(grep -cE '^\s*--- PASS' "$out/ntt-elems-test.log") passed, $(grep -cE '^\s*--- FAIL' "$out/ntt-elems-test.log") failed"
-		grep -E '^\s*--- FAIL|^(panic|FAIL)' "$out/ntt-elems-test.log" | head -20
-		(cd ffi && FILC2_BENCH=1 FILC2_NTT_BENCH_VARIANTS=eight timeout 300 "$root/build/ffi.test" -test.run '^TestNTTBench$' \
-			-test.count=1 -test.v >"$out/ntt-elems.log" 2>&1)
-		echo "exit $?"
-		grep -E '^BENCH|--- FAIL|panic' "$out/ntt-elems.log"
+		gpu_tests ntt-elems-test.log 200 -test.run '^(TestNTTThreadElems|TestNTTPlans|TestHPipeline|TestNTT)$'
+		gpu_bench ntt-elems.log 300 TestNTTBench FILC2_NTT_BENCH_VARIANTS=eight
 		;;
 	ncu-ntt | ncu-msm)
 		# Hardware counters (Nsight Compute, the clocks left alone as METHOD.md asks) of the NTT's pass
