@@ -103,6 +103,7 @@ func benchC2Command() *ucli.Command {
 			&ucli.IntFlag{Name: "concurrency", Usage: "jobs in flight at once", Value: 2},
 			&ucli.IntFlag{Name: "gpu-workers", Usage: "workers per GPU sharing its lock (the interlock)", Value: 2},
 			&ucli.IntFlag{Name: "synthesis-workers", Usage: "partitions synthesised at once (0: one per core)", Value: 0},
+			&ucli.IntFlag{Name: "synthesis-cpus", Usage: "threads synthesis and input checks take at once (synthesis.cpus; 0: one per core less one per GPU worker, the rest drive the GPUs)", Value: 0},
 			&ucli.BoolFlag{Name: "ramp", Usage: "start partitions no faster than the GPU takes them (synthesis.ramp; --ramp=false: every worker at once)", Value: true},
 			&ucli.StringFlag{Name: "backend", Usage: "auto, cpu or cuda", Value: "auto"},
 			&ucli.StringFlag{Name: "gpus", Usage: "comma-separated device ordinals (default: every CUDA device; 0 for the cpu backend)"},
@@ -136,6 +137,7 @@ type benchC2Plan struct {
 	Concurrency int
 	GPUWorkers  int
 	SynthWorker int
+	SynthCPUs   int // --synthesis-cpus (synthesis.cpus; 0: auto)
 	Ramp        bool
 	Backend     string
 	GPUs        []int // nil: the backend's default
@@ -154,7 +156,7 @@ type benchC2Plan struct {
 
 func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 	pl := benchC2Plan{Jobs: c.Int("jobs"), Concurrency: c.Int("concurrency"), GPUWorkers: c.Int("gpu-workers"),
-		SynthWorker: c.Int("synthesis-workers"), Ramp: c.Bool("ramp"), Backend: c.String("backend"), Params: c.String("params"),
+		SynthWorker: c.Int("synthesis-workers"), SynthCPUs: c.Int("synthesis-cpus"), Ramp: c.Bool("ramp"), Backend: c.String("backend"), Params: c.String("params"),
 		C1File: c.String("c1"), Synthetic: c.Bool("synthetic"), Sparse: c.Bool("sparse"), SetupKey: c.Bool("setup-key"),
 		Seed: c.Uint64("seed"), SVG: c.String("timeline"), Log: c.String("timeline-log")}
 	switch {
@@ -166,6 +168,8 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 		return pl, fmt.Errorf("--gpu-workers %d: want at least 1 (2 overlaps one worker's CPU stages with the other's kernels)", pl.GPUWorkers)
 	case pl.SynthWorker < 0:
 		return pl, fmt.Errorf("--synthesis-workers %d: want 0 (one per core) or more", pl.SynthWorker)
+	case pl.SynthCPUs < 0:
+		return pl, fmt.Errorf("--synthesis-cpus %d: want 0 (one per core less one per GPU worker) or more", pl.SynthCPUs)
 	case pl.Backend != "auto" && pl.Backend != "cpu" && pl.Backend != "cuda":
 		return pl, fmt.Errorf("--backend %q: want auto, cpu or cuda", pl.Backend)
 	case pl.Params == "":
@@ -372,6 +376,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	cfg.GPU.Devices = gpus
 	cfg.GPU.WorkersPerGPU = pl.GPUWorkers
 	cfg.Synthesis.Workers = pl.SynthWorker
+	cfg.Synthesis.CPUs = pl.SynthCPUs
 	cfg.Synthesis.Ramp = pl.Ramp
 	cfg.Params.Dir = pl.Params
 	cfg.Memory.Budget = pl.Budget
@@ -416,7 +421,7 @@ func runBenchC2(ctx context.Context, pl benchC2Plan, log io.Writer) (*benchrepor
 	}
 	rep := &benchreport.Report{ProofType: t.name, Backend: be.Name(), Synthetic: pl.Synthetic, C1: source, Key: key, Params: pl.Params,
 		Jobs: pl.Jobs, Concurrency: pl.Concurrency, GPUs: cfg.GPU.Devices, GPUWorkers: cfg.GPU.WorkersPerGPU,
-		SynthesisWorkers: cfg.Synthesis.Workers, Partitions: t.partitions}
+		SynthesisWorkers: cfg.Synthesis.Workers, SynthesisCPUs: cfg.Synthesis.CPUs, Partitions: t.partitions}
 	say("%s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers, memory budget %.1f GiB",
 		t.name, be.Name(), plural(pl.Jobs, "job"), pl.Concurrency, cfg.GPU.Devices, cfg.GPU.WorkersPerGPU, cfg.Synthesis.Workers,
 		float64(cfg.Memory.Budget)/float64(engine.GiB))
@@ -535,13 +540,16 @@ func benchSeal(ctx context.Context, p abi.SealProof) (*c1.Commit1Out, error) {
 // runBenchJobs proves pl.Jobs sectors, pl.Concurrency at a time, and
 // returns the jobs in the order they finished, the status at the first
 // proof and at the last. The first failure cancels the rest and is returned.
+// The inputs are made in order on a goroutine of their own, up to
+// pl.Concurrency ahead, so that a job is submitted as soon as a slot frees (a
+// sealing host hands over C1 outputs it already has): the time a sparse
+// sector takes to build is not GPU idle time at every job boundary.
 func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, inputFor func(int) (engine.Input, error),
 	say func(string, ...any)) ([]benchreport.Job, benchreport.Mark, benchreport.Mark, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
 		mu      sync.Mutex
-		next    int
 		done    []benchreport.Job
 		first   benchreport.Mark
 		start   = time.Now()
@@ -556,19 +564,17 @@ func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, inputFo
 		mu.Unlock()
 		cancel(err)
 	}
+	inputs, maker := makeInputs(ctx, pl.Jobs, pl.Concurrency, inputFor)
+	defer func() { cancel(nil); <-maker }()
 	for range pl.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= pl.Jobs {
+			for m := range inputs {
+				if ctx.Err() != nil {
 					return
 				}
-				in, err := inputFor(i)
+				i, in, err := m.i, m.in, m.err
 				if err != nil {
 					fail(fmt.Errorf("bench c2: input of job %d: %w", i+1, err))
 					return
@@ -610,6 +616,42 @@ func runBenchJobs(ctx context.Context, e *engine.Engine, pl benchC2Plan, inputFo
 	return done, first, last, nil
 }
 
+// madeInput is job i's input, or the error of making it.
+type madeInput struct {
+	i   int
+	in  engine.Input
+	err error
+}
+
+// makeInputs makes the inputs of jobs 0 … n−1 in order on a goroutine of its
+// own and sends them on the returned channel, keeping up to ahead of them
+// made and not yet taken. It stops after the first error (sent like an
+// input) or when ctx ends, then closes the channel and, once inputFor has
+// returned for the last time, done.
+func makeInputs(ctx context.Context, n, ahead int, inputFor func(int) (engine.Input, error)) (<-chan madeInput, <-chan struct{}) {
+	inputs := make(chan madeInput, max(ahead, 0))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(inputs)
+		for i := range n {
+			if ctx.Err() != nil {
+				return
+			}
+			in, err := inputFor(i)
+			select {
+			case inputs <- madeInput{i, in, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return inputs, done
+}
+
 // plural writes "1 proof" or "n proofs".
 func plural(n int, noun string) string {
 	if n == 1 {
@@ -631,8 +673,8 @@ func secs(d time.Duration) string {
 
 // printBenchC2 writes the report as text.
 func printBenchC2(w io.Writer, r *benchreport.Report) {
-	fmt.Fprintf(w, "bench c2: %s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers\n",
-		r.ProofType, r.Backend, plural(r.Jobs, "proof"), r.Concurrency, r.GPUs, r.GPUWorkers, r.SynthesisWorkers)
+	fmt.Fprintf(w, "bench c2: %s on %s: %s, %d in flight, GPUs %v × %d workers, %d synthesis workers on %d threads\n",
+		r.ProofType, r.Backend, plural(r.Jobs, "proof"), r.Concurrency, r.GPUs, r.GPUWorkers, r.SynthesisWorkers, r.SynthesisCPUs)
 	fmt.Fprintf(w, "inputs: %s\nkey: %s; recorded circuits in %s\n", r.C1, r.Key, r.Params)
 	if r.Synthetic {
 		fmt.Fprintf(w, "%s (random C1 outputs, synthetic key with the real circuit's lengths; the timings are a real proof's)\n", strings.ToUpper(syntheticNote[:1])+syntheticNote[1:])

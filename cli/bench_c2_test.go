@@ -31,6 +31,7 @@ func TestBenchC2BadFlags(t *testing.T) {
 		{append(p2k, "--concurrency", "0"), "--concurrency 0"},
 		{append(p2k, "--gpu-workers", "0"), "--gpu-workers 0"},
 		{append(p2k, "--synthesis-workers", "-1"), "--synthesis-workers -1"},
+		{append(p2k, "--synthesis-cpus", "-2"), "--synthesis-cpus -2"},
 		{append(p2k, "--backend", "tpu"), `--backend "tpu"`},
 		{append(p2k, "--gpus", "0,0"), "--gpus"},
 		{append(p2k, "--gpus", "x"), "--gpus"},

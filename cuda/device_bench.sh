@@ -43,11 +43,12 @@
 #               overlap: the section against c2-32g's on the same machine
 #   setup       the setup's GPU tests: fixed-base multiplication against gnark, the GPU setup equal to
 #               the CPU setup at 2KiB and 8MiB, and the 2KiB CUDA proof equal to the CPU proof
-#   real-32g, real-32g-gw1, real-32g-overlap, real-32g-lean, real-64g
+#   real-32g, real-32g-gw1, real-32g-overlap, real-32g-lean, real-32g-nogate, real-64g
 #               filc2 bench c2 --sparse --setup-key: sparse sectors, a key set up on the GPU, every
 #               partition verified (4 jobs 2 in flight, 2 GPU workers; gw1: 3 jobs, 1 worker; overlap:
 #               FILC2_OVERLAP=1, the A and B MSMs beside the H pipeline; lean: FILC2_MSM_SCRATCH=h, the
-#               MSM scratch sized for the H MSM, more of the key on the device)
+#               MSM scratch sized for the H MSM, more of the key on the device; nogate: --synthesis-cpus
+#               1000, synthesis on every core as before session 26)
 #   post-small  filc2 bench post --setup-key on the GPU: Window V1_1 and Winning at 2KiB and 8MiB, every
 #               proof verified
 #   post-32g    the same at 32GiB: WinningPoSt (10 proofs), then a full WindowPoSt partition of 2349 sparse
@@ -64,7 +65,7 @@
 #               a proof with two partitions swapped (8MiB) that must be invalid
 #   lone-32g    a lone 32GiB PoRep proof (bench c2 --sparse --setup-key, 3 jobs one at a time), with
 #               synthesis.ramp and with --ramp=false: submission to verified proof, the first kernel's start
-#               (lone-32g-ramp: with synthesis.ramp only)
+#               (lone-32g-ramp: with synthesis.ramp only; lone-32g-nogate: ramp, --synthesis-cpus 1000)
 #   snap-32g, snap-64g
 #               filc2 bench c2 --update-proof --setup-key: SnapDeals on periodic fixture updates, the update key
 #               set up on the GPU, every partition verified (4 jobs 2 in flight, 2 GPU workers; 64g: 3 jobs)
@@ -268,12 +269,13 @@ for s in "$@"; do
 		echo "exit $?"
 		grep -E '^\s*--- (PASS|FAIL)|setup on the CPU|^(panic|FAIL)' "$out/setup-test.log" | head -20
 		;;
-	real-32g | real-32g-gw1 | real-32g-overlap | real-32g-lean | real-64g)
+	real-32g | real-32g-gw1 | real-32g-overlap | real-32g-lean | real-32g-nogate | real-64g)
 		step "bench c2 --sparse --setup-key ($s)"
 		p=StackedDrg32GiBV1_1
 		[ "$s" = real-64g ] && p=StackedDrg64GiBV1_1
 		args=(--jobs 4 --concurrency 2 --gpu-workers 2)
 		[ "$s" = real-32g-gw1 ] && args=(--jobs 3 --concurrency 2 --gpu-workers 1)
+		[ "$s" = real-32g-nogate ] && args+=(--synthesis-cpus 1000)
 		overlap=${FILC2_OVERLAP:-0}
 		[ "$s" = real-32g-overlap ] && overlap=1
 		scratch=${FILC2_MSM_SCRATCH:-}
@@ -285,17 +287,20 @@ for s in "$@"; do
 		cat "$out/$s.txt"
 		grep -vE '^bench: bench-' "$out/$s.err" | tail -5
 		;;
-	lone-32g | lone-32g-ramp)
+	lone-32g | lone-32g-ramp | lone-32g-nogate)
 		mkdir -p $pce
 		ramps=(true false)
-		[ "$s" = lone-32g-ramp ] && ramps=(true)
+		[ "$s" != lone-32g ] && ramps=(true)
+		gate=() tag=
+		[ "$s" = lone-32g-nogate ] && gate=(--synthesis-cpus 1000) tag=-nogate
 		for r in "${ramps[@]}"; do
-			step "bench c2 lone 32GiB, ramp=$r"
+			step "bench c2 lone 32GiB, ramp=$r ${gate[*]}"
 			timeout 280 ./filc2 bench c2 -p StackedDrg32GiBV1_1 --sparse --setup-key --backend cuda --params $pce \
-				--jobs 3 --concurrency 1 --ramp=$r --timeline "$out/lone-32g-$r.svg" >"$out/lone-32g-$r.txt" 2>"$out/lone-32g-$r.err"
+				--jobs 3 --concurrency 1 --ramp=$r "${gate[@]}" --timeline "$out/lone-32g-$r$tag.svg" \
+				>"$out/lone-32g-$r$tag.txt" 2>"$out/lone-32g-$r$tag.err"
 			echo "exit $?"
-			grep -E "^(load|first proof|throughput|latency|every)|synthesis|gpu_queue|gpu_locked" "$out/lone-32g-$r.txt"
-			grep -E "proof [0-9] of" "$out/lone-32g-$r.err"
+			grep -E "^(load|first proof|throughput|latency|every)|synthesis|gpu_queue|gpu_locked" "$out/lone-32g-$r$tag.txt"
+			grep -E "proof [0-9] of" "$out/lone-32g-$r$tag.err"
 		done
 		;;
 	snap-32g | snap-64g)

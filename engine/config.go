@@ -43,6 +43,11 @@ type SynthesisConfig struct {
 	// starts within about that partition's synthesis; once the GPU has work
 	// ahead, as many start as Workers and the budget allow.
 	Ramp bool `toml:"ramp"`
+	// CPUs is how many threads synthesis and the PoRep input check may take
+	// at once, between all partitions and jobs (0: auto, GOMAXPROCS less one
+	// per GPU worker): the rest stay free for the threads that drive the
+	// GPUs. Critical jobs (WinningPoSt) are not counted.
+	CPUs int `toml:"cpus"`
 }
 
 // MemoryConfig is the host-RAM byte budget: resident circuits and partitions
@@ -178,6 +183,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("config: gpu.workers_per_gpu = %d: want ≥ 1 (2 overlaps one worker's CPU stages with the other's kernels)", c.GPU.WorkersPerGPU)
 	case c.Synthesis.Workers < 0:
 		return fmt.Errorf("config: synthesis.workers = %d: want ≥ 0 (0: one per core less one per GPU)", c.Synthesis.Workers)
+	case c.Synthesis.CPUs < 0:
+		return fmt.Errorf("config: synthesis.cpus = %d: want ≥ 0 (0: one per core less one per GPU worker)", c.Synthesis.CPUs)
 	case c.Memory.Budget < 0 || c.Memory.SafetyMargin < 0:
 		return errors.New("config: memory.budget and memory.safety_margin must be ≥ 0")
 	case c.Memory.EvictIdle < 0:
@@ -226,6 +233,9 @@ func (c Config) resolved() (Config, error) {
 		// (32GiB on the H200: 2.2 s kernel sections with every core synthesising,
 		// 1.7 s with cores to spare).
 		c.Synthesis.Workers = max(runtime.GOMAXPROCS(0)-len(c.GPU.Devices), 1)
+	}
+	if c.Synthesis.CPUs == 0 {
+		c.Synthesis.CPUs = autoCPUs(len(c.GPU.Devices) * c.GPU.WorkersPerGPU)
 	}
 	if c.Queue.GPUQueueDepth == 0 {
 		c.Queue.GPUQueueDepth = len(c.GPU.Devices) * c.GPU.WorkersPerGPU

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/filc2/filc2/internal/fault"
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/proofs/abi"
 )
 
@@ -28,6 +29,7 @@ type Engine struct {
 	m         *metrics
 	budget    *budget
 	res       *residency
+	cpu       *par.Gate // the threads synthesis and input checks share (Synthesis.CPUs)
 	locks     map[int]*gpuLock
 	changed   *signal // the scheduler's wake-up: submissions, releases, loads, job ends
 	health    *health
@@ -100,7 +102,7 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 		o.log = slog.Default()
 	}
 	e := &Engine{cfg: cfg, backend: backend, synthetic: isSynthetic(backend), log: o.log, m: newMetrics(), changed: newSignal(),
-		locks: map[int]*gpuLock{}, jobs: map[JobID]*job{}, start: time.Now()}
+		cpu: par.NewGate(cfg.Synthesis.CPUs), locks: map[int]*gpuLock{}, jobs: map[JobID]*job{}, start: time.Now()}
 	tw := o.timeline
 	if tw == nil && cfg.Timeline.Path != "" {
 		f, err := os.OpenFile(cfg.Timeline.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -157,7 +159,7 @@ func New(cfg Config, backend Backend, opts ...Option) (*Engine, error) {
 		e.log.Warn("synthetic backend: proofs do not verify and no proof bytes are returned", "backend", backend.Name())
 	}
 	e.log.Info("engine started", "backend", backend.Name(), "gpus", cfg.GPU.Devices, "workers_per_gpu", cfg.GPU.WorkersPerGPU,
-		"synthesis_workers", cfg.Synthesis.Workers, "memory_budget", cfg.Memory.Budget)
+		"synthesis_workers", cfg.Synthesis.Workers, "synthesis_cpus", cfg.Synthesis.CPUs, "memory_budget", cfg.Memory.Budget)
 	return e, nil
 }
 

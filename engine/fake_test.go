@@ -14,6 +14,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/internal/placement"
 	"github.com/filc2/filc2/internal/preempt"
 	"github.com/filc2/filc2/proofs/abi"
@@ -64,6 +65,8 @@ type fakeBackend struct {
 	probeErr     error                   // ProbeDevice fails with it while set
 	probes       []int                   // the GPUs ProbeDevice was asked about
 	activeProver map[string]int          // "gpu/size" → calls into that prover running now
+	synthGates   map[string]*par.Gate    // "job/k" → the CPU gate its synthesis was given (cpuGateOf)
+	checkGates   map[string]*par.Gate    // job → the CPU gate its Check was given
 }
 
 // callProver counts a call into the prover of size on gpu (and into its
@@ -101,9 +104,13 @@ func newFake() *fakeBackend {
 
 func (f *fakeBackend) Name() string { return "fake" }
 
-func (f *fakeBackend) Check(_ context.Context, in Input) error {
+func (f *fakeBackend) Check(ctx context.Context, in Input) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.checkGates == nil {
+		f.checkGates = map[string]*par.Gate{}
+	}
+	f.checkGates[nameOfInput(in)] = cpuGateOf(ctx)
 	return f.checkErr
 }
 
@@ -187,6 +194,10 @@ func (c *fakeCircuit) Synthesize(ctx context.Context, in Input, k int) (*groth16
 	name := nameOfInput(in)
 	c.f.mu.Lock()
 	c.f.synthOrder = append(c.f.synthOrder, fmt.Sprintf("%s/%d", name, k))
+	if c.f.synthGates == nil {
+		c.f.synthGates = map[string]*par.Gate{}
+	}
+	c.f.synthGates[fmt.Sprintf("%s/%d", name, k)] = cpuGateOf(ctx)
 	hook := c.f.onSynth
 	c.f.mu.Unlock()
 	defer c.f.call(c.size)()

@@ -11,12 +11,14 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/filc2/filc2/proofs/c2"
+	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/porep"
 	"github.com/filc2/filc2/proofs/post"
 	"github.com/filc2/filc2/proofs/r1cs"
 	"github.com/filc2/filc2/proofs/snap"
 	"github.com/filc2/filc2/proofs/snark"
+	"github.com/filc2/filc2/proofs/update"
 )
 
 // Proofs is the Backend on the proof packages: PoRep circuits and keys from
@@ -53,7 +55,7 @@ func (b *Proofs) Check(ctx context.Context, in Input) error {
 		if err := in.C1.Validate(); err != nil {
 			return err
 		}
-		return porep.VerifyVanilla(ctx, in.C1)
+		return porep.VerifyVanilla(ctx, in.C1, porep.VanillaGate(cpuGateOf(ctx)))
 	case *PoSt:
 		if in.Checked {
 			return nil
@@ -201,7 +203,7 @@ func (c *postCircuit) Synthesize(ctx context.Context, in Input, k int) (*groth16
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return post.Witness(ps.Partition, c.pr.Circuit)
+	return post.Witness(ps.Partition, c.pr.Circuit, fallback.WithGate(cpuGateOf(ctx)))
 }
 
 // Verify implements Circuit with post.Verify.
@@ -251,7 +253,7 @@ func (c *snapCircuit) Synthesize(ctx context.Context, in Input, k int) (*groth16
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return snap.Witness(sn.Request, k, c.pr.Circuit)
+	return snap.Witness(sn.Request, k, c.pr.Circuit, update.WithGate(cpuGateOf(ctx)))
 }
 
 // Verify implements Circuit with snap.VerifyPartition.

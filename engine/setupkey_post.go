@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/filc2/filc2/proofs/fallback"
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/post"
 	"github.com/filc2/filc2/proofs/r1cs"
@@ -98,7 +99,7 @@ func (c *setupPoStCircuit) Synthesize(ctx context.Context, in Input, k int) (*gr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return post.Witness(ps.Partition, c.circuit)
+	return post.Witness(ps.Partition, c.circuit, fallback.WithGate(cpuGateOf(ctx)))
 }
 
 // Verify implements Circuit with post.Verify under the setup's key.

@@ -7,6 +7,7 @@ import (
 	"github.com/filc2/filc2/proofs/groth16"
 	"github.com/filc2/filc2/proofs/r1cs"
 	"github.com/filc2/filc2/proofs/snap"
+	"github.com/filc2/filc2/proofs/update"
 )
 
 // snapCircuitBytes is CircuitBytes for an update circuit: its cached recorded
@@ -48,7 +49,7 @@ func (c *setupSnapCircuit) Synthesize(ctx context.Context, in Input, k int) (*gr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return snap.Witness(sn.Request, k, c.circuit)
+	return snap.Witness(sn.Request, k, c.circuit, update.WithGate(cpuGateOf(ctx)))
 }
 
 // Verify implements Circuit with snap.VerifyPartition under the setup's key.

@@ -40,7 +40,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (JobID, error) {
 	if same || err != nil {
 		return id, err
 	}
-	if err := e.backend.Check(ctx, in); err != nil {
+	if err := e.backend.Check(e.gated(ctx, max(req.Priority, in.Kind().Priority())), in); err != nil {
 		if ctx.Err() != nil {
 			return "", err
 		}

@@ -85,5 +85,5 @@ func (s *partitionSynth) Synthesize(ctx context.Context, in Input, k int) (*grot
 	if err != nil {
 		return nil, err
 	}
-	return c2.Witness(s.shape, pin, s.circuit, s.options()...)
+	return c2.Witness(s.shape, pin, s.circuit, append(s.options(), c2.WithGate(cpuGateOf(ctx)))...)
 }

@@ -41,7 +41,7 @@ func (e *Engine) synthesisWorker(w *workerState, critical bool) {
 func (e *Engine) synthesize(w *workerState, p *partition) {
 	j := p.job
 	err := e.stage(w, p, StageSynthesis, &p.t.Synthesis, func() (err error) {
-		p.w, err = p.res.circuit.Synthesize(j.ctx, p.in, p.k)
+		p.w, err = p.res.circuit.Synthesize(e.gated(j.ctx, j.prio), p.in, p.k)
 		return err
 	})
 	e.mu.Lock()

@@ -29,6 +29,7 @@ type Report struct {
 	GPUs             []int  `json:"gpus"`
 	GPUWorkers       int    `json:"gpu_workers_per_gpu"`
 	SynthesisWorkers int    `json:"synthesis_workers"`
+	SynthesisCPUs    int    `json:"synthesis_cpus"` // threads synthesis and input checks share (synthesis.cpus)
 	Partitions       int    `json:"partitions_per_proof"`
 
 	Load        time.Duration   `json:"load_ns"` // circuit and keys, before the first job

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/groth16"
@@ -69,6 +70,14 @@ type WitnessOption func(*witnessConfig)
 type witnessConfig struct {
 	parallelism int
 	reuse       *groth16.Assignment
+	gate        *par.Gate
+}
+
+// WithGate synthesises each challenge inside g (porep.WithGate): every
+// partition sharing g takes at most g.Size() threads at once between them.
+// The witness is the same with or without it.
+func WithGate(g *par.Gate) WitnessOption {
+	return func(c *witnessConfig) { c.gate = g }
 }
 
 // WithParallelism synthesises the partition's challenges on up to n
@@ -100,7 +109,7 @@ func Witness(shape porep.CircuitShape, in *porep.PartitionInput, c *r1cs.Circuit
 	if cfg.reuse != nil {
 		ro = append(ro, r1cs.WithStorage(cfg.reuse.Inputs, cfg.reuse.Aux))
 	}
-	so := []porep.SynthOption{porep.WithParallelism(cfg.parallelism)}
+	so := []porep.SynthOption{porep.WithParallelism(cfg.parallelism), porep.WithGate(cfg.gate)}
 	if c != nil {
 		ro = append(ro, r1cs.WithCapacity(c.NumAux, c.NumConstraints))
 		so = append(so, porep.WithTotals(c.Header()))

@@ -62,7 +62,7 @@ func BenchmarkWitnessWindow32GiB(b *testing.B) {
 			for range b.N {
 				cs := r1cs.New(r1cs.Witness, r1cs.WithCapacity(len(blocks)*l.Aux, len(blocks)*l.Constraints))
 				if traced {
-					err = synthesizeChunk(cs, blocks, 0, func() {})
+					err = synthesizeChunk(cs, blocks, 0, nil, func() {})
 				} else {
 					for i := range blocks {
 						if err = synthesizeBlock(cs, &blocks[i], nil); err != nil {

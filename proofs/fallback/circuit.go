@@ -134,7 +134,13 @@ type SynthOption func(*synthConfig)
 type synthConfig struct {
 	parallelism int
 	progress    func(done, total int)
+	gate        *par.Gate
 }
+
+// WithGate runs each block's synthesis inside g (par.Gate): the blocks take at
+// most g.Size() threads at once, counting everything else that shares g. The
+// result does not depend on it.
+func WithGate(g *par.Gate) SynthOption { return func(c *synthConfig) { c.gate = g } }
 
 // WithParallelism synthesises the blocks of a System that can fork on up to
 // n goroutines: n < 1 (the default) means runtime.GOMAXPROCS(0), 1 the
@@ -235,13 +241,15 @@ func synthesizeBlocks(cs *r1cs.System, blocks []Block, cfg *synthConfig) error {
 	}
 	tr := newBlockTracer(cs, blocks)
 	for i := range blocks {
-		traces, err := tr.of(i)
-		if err != nil {
-			return fmt.Errorf("fallback: block %d: %w", i, err)
-		}
-		cs.Pushf("sector_%d", i)
-		err = synthesizeBlock(cs, &blocks[i], traces)
-		cs.Pop()
+		var traces []gadgets.PathTrace
+		var err error
+		cfg.gate.Do(func() {
+			if traces, err = tr.of(i); err == nil {
+				cs.Pushf("sector_%d", i)
+				err = synthesizeBlock(cs, &blocks[i], traces)
+				cs.Pop()
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("fallback: block %d: %w", i, err)
 		}
@@ -310,7 +318,7 @@ func synthesizeBlock(cs *r1cs.System, b *Block, traces []gadgets.PathTrace) erro
 
 // synthesizeChunk runs blocks into cs on a worker goroutine, turning a
 // gadget's panic (a broken invariant) into the chunk's error.
-func synthesizeChunk(cs *r1cs.System, blocks []Block, first int, tick func()) (err error) {
+func synthesizeChunk(cs *r1cs.System, blocks []Block, first int, gate *par.Gate, tick func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("fallback: synthesis panicked: %v", r)
@@ -318,10 +326,12 @@ func synthesizeChunk(cs *r1cs.System, blocks []Block, first int, tick func()) (e
 	}()
 	tr := newBlockTracer(cs, blocks)
 	for i := range blocks {
-		traces, err := tr.of(i)
-		if err == nil {
-			err = synthesizeBlock(cs, &blocks[i], traces)
-		}
+		gate.Do(func() {
+			var traces []gadgets.PathTrace
+			if traces, err = tr.of(i); err == nil {
+				err = synthesizeBlock(cs, &blocks[i], traces)
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("fallback: block %d: %w", first+i, err)
 		}
@@ -410,7 +420,7 @@ func synthesizeParallel(cs *r1cs.System, blocks []Block, workers int, cfg *synth
 	errs := make([]error, len(children))
 	par.Each(len(children), len(children), func(c int) {
 		lo, hi := bounds[c][0], bounds[c][1]
-		errs[c] = synthesizeChunk(children[c], blocks[lo:hi], lo, tick)
+		errs[c] = synthesizeChunk(children[c], blocks[lo:hi], lo, cfg.gate, tick)
 	})
 	for _, err := range errs {
 		if err != nil {

@@ -156,6 +156,14 @@ type synthConfig struct {
 	parallelism int
 	totals      *r1cs.Header
 	topLevel    *int
+	gate        *par.Gate
+}
+
+// WithGate runs each challenge's synthesis inside g (par.Gate): the
+// challenges of every partition that shares g take at most g.Size() threads
+// at once, whatever their parallelism. The witness does not depend on it.
+func WithGate(g *par.Gate) SynthOption {
+	return func(c *synthConfig) { c.gate = g }
 }
 
 // WithProgress calls f after each challenge with the challenges done and their
@@ -240,7 +248,8 @@ func Synthesize(cs *r1cs.System, s CircuitShape, in *PartitionInput, opts ...Syn
 	}
 	for i := range in.Proofs {
 		cs.Pushf("challenge_%d", i)
-		err := top.synthesize(cs, &in.Proofs[i])
+		var err error
+		cfg.gate.Do(func() { err = top.synthesize(cs, &in.Proofs[i]) })
 		cs.Pop()
 		if err != nil {
 			return fmt.Errorf("challenge %d: %w", i, err)
@@ -319,7 +328,7 @@ func synthesizeParallel(cs *r1cs.System, top *challengeCommon, proofs []Challeng
 		mu   sync.Mutex // serialises progress calls
 		done int
 	)
-	par.Each(len(proofs), workers, func(i int) {
+	par.EachGated(len(proofs), workers, cfg.gate, func(i int) {
 		errs[i] = synthesizeChild(top, children[i], &proofs[i])
 		if cfg.progress != nil {
 			mu.Lock()

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/proofs/r1cs"
 )
 
@@ -88,6 +90,8 @@ func checkParallelEqualsSequential(t *testing.T, s CircuitShape, in *PartitionIn
 		}
 		pi, pa = witnessOf(t, s, in, WithParallelism(workers), WithTotals(totals))
 		sameAssignment(t, "parallel, layout from the totals", inputs, aux, pi, pa)
+		pi, pa = witnessOf(t, s, in, WithParallelism(workers), WithTotals(totals), WithGate(par.NewGate(2)))
+		sameAssignment(t, "parallel through a gate of 2", inputs, aux, pi, pa)
 	}
 	return inputs, aux
 }
@@ -193,6 +197,53 @@ func randomPartition(s CircuitShape, seed uint64) *PartitionInput {
 func TestParallelWitnessManyChallenges(t *testing.T) {
 	s := CircuitShape{Layers: 2, Challenges: 5, TreeDLevels: 3, TreeArities: []int{8, 4, 2}}
 	checkParallelEqualsSequential(t, s, randomPartition(s, 3))
+}
+
+// Synthesize runs its challenges inside the gate, sequential or parallel: with
+// the gate's one slot taken it synthesises nothing until the slot comes back,
+// then finishes with the ungated witness.
+func TestSynthesizeWaitsForGate(t *testing.T) {
+	s := CircuitShape{Layers: 2, Challenges: 3, TreeDLevels: 3, TreeArities: []int{8, 4, 2}}
+	in := randomPartition(s, 5)
+	witnessOf(t, s, in, WithParallelism(1)) // the first synthesis also builds the hashes' constants
+	t0 := time.Now()
+	wantIn, wantAux := witnessOf(t, s, in, WithParallelism(1))
+	// Held for three times what a whole ungated synthesis took: a synthesis
+	// that ignored the gate would be done by then.
+	hold := max(3*time.Since(t0), 300*time.Millisecond)
+	for _, workers := range []int{1, 3} {
+		g := par.NewGate(1)
+		g.Enter()
+		type result struct {
+			inputs, aux []fr.Element
+			err         error
+		}
+		done := make(chan result, 1)
+		go func() {
+			cs := r1cs.New(r1cs.Witness)
+			err := Synthesize(cs, s, in, WithParallelism(workers), WithGate(g))
+			if err == nil {
+				err = cs.Finish()
+			}
+			i, a := cs.Assignment()
+			done <- result{i, a, err}
+		}()
+		select {
+		case r := <-done:
+			t.Fatalf("workers %d: synthesis finished (err %v) while the gate's only slot was taken", workers, r.err)
+		case <-time.After(hold):
+		}
+		g.Leave()
+		select {
+		case r := <-done:
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			sameAssignment(t, "gated", wantIn, wantAux, r.inputs, r.aux)
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("workers %d: synthesis did not finish once the gate was free", workers)
+		}
+	}
 }
 
 // A challenge whose synthesis fails is reported by its index, and totals that

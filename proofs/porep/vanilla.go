@@ -12,6 +12,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/filc2/filc2/internal/par"
 	"github.com/filc2/filc2/proofs/abi"
 	"github.com/filc2/filc2/proofs/c1"
 	"github.com/filc2/filc2/proofs/gadgets"
@@ -38,7 +39,13 @@ type VanillaOption func(*vanillaConfig)
 type vanillaConfig struct {
 	workers int
 	graph   *Graph
+	gate    *par.Gate
 }
+
+// VanillaGate runs each partition's and each challenge's check inside g
+// (par.Gate), sharing its threads with whatever else goes through g. The
+// result does not depend on it.
+func VanillaGate(g *par.Gate) VanillaOption { return func(c *vanillaConfig) { c.gate = g } }
 
 // VanillaWorkers sets how many goroutines VerifyVanilla checks challenges on;
 // n ≤ 0 (the default) means GOMAXPROCS. The result does not depend on it.
@@ -134,11 +141,20 @@ func VerifyVanilla(ctx context.Context, c *c1.Commit1Out, opts ...VanillaOption)
 	// below the first that failed: a partition's error outranks its
 	// challenges'.
 	v.parts = make([]vanillaPartition, len(parts))
-	k0, perr := vanillaLowestError(ctx, len(parts), workers, v.partition)
+	gated := func(f func(int) error) func(int) error {
+		if cfg.gate == nil {
+			return f
+		}
+		return func(i int) (err error) {
+			cfg.gate.Do(func() { err = f(i) })
+			return err
+		}
+	}
+	k0, perr := vanillaLowestError(ctx, len(parts), workers, gated(v.partition))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, cerr := vanillaLowestError(ctx, k0*cpp, workers, func(i int) error { return v.challenge(i/cpp, i%cpp) })
+	_, cerr := vanillaLowestError(ctx, k0*cpp, workers, gated(func(i int) error { return v.challenge(i/cpp, i%cpp) }))
 	if cerr != nil {
 		return cerr
 	}

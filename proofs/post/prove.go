@@ -78,8 +78,9 @@ func Prepare(req *Request) (*fallback.Partition, error) {
 }
 
 // Witness synthesises a checked partition and returns its assignment; c, if
-// not nil, sizes the storage and is checked against the result.
-func Witness(pt *fallback.Partition, c *r1cs.Circuit) (*groth16.Assignment, error) {
+// not nil, sizes the storage and is checked against the result. opts
+// configure the synthesis (fallback.WithGate, fallback.WithParallelism).
+func Witness(pt *fallback.Partition, c *r1cs.Circuit, opts ...fallback.SynthOption) (*groth16.Assignment, error) {
 	in, err := pt.CircuitInput()
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func Witness(pt *fallback.Partition, c *r1cs.Circuit) (*groth16.Assignment, erro
 		ro = append(ro, r1cs.WithCapacity(c.NumAux, c.NumConstraints))
 	}
 	cs := r1cs.New(r1cs.Witness, ro...)
-	if err := fallback.Synthesize(cs, pt.Proof, in); err != nil {
+	if err := fallback.Synthesize(cs, pt.Proof, in, opts...); err != nil {
 		return nil, fmt.Errorf("witness: %w", err)
 	}
 	if err := cs.Finish(); err != nil {

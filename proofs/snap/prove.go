@@ -77,7 +77,8 @@ func Check(req *Request) error {
 
 // Witness synthesises partition k of a checked request and returns its
 // assignment; c, if not nil, sizes the storage and is checked against it.
-func Witness(req *Request, k int, c *r1cs.Circuit) (*groth16.Assignment, error) {
+// opts configure the synthesis (update.WithGate, update.WithParallelism).
+func Witness(req *Request, k int, c *r1cs.Circuit, opts ...update.SynthOption) (*groth16.Assignment, error) {
 	in, err := update.NewCircuitInput(req.Proof, req.Commitments, k, req.Vanilla[k])
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func Witness(req *Request, k int, c *r1cs.Circuit) (*groth16.Assignment, error) 
 		ro = append(ro, r1cs.WithCapacity(c.NumAux, c.NumConstraints))
 	}
 	cs := r1cs.New(r1cs.Witness, ro...)
-	if err := update.Synthesize(cs, req.Proof, in); err != nil {
+	if err := update.Synthesize(cs, req.Proof, in, opts...); err != nil {
 		return nil, fmt.Errorf("witness: %w", err)
 	}
 	if err := cs.Finish(); err != nil {

@@ -246,10 +246,12 @@ func Synthesize(cs *r1cs.System, p abi.UpdateProof, in *CircuitInput, opts ...Sy
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if cs.CanFork() && workers > 1 && len(generated) > 1 {
-		return synthesizeParallel(cs, len(generated), min(workers, len(generated)), ch)
+		return synthesizeParallel(cs, len(generated), min(workers, len(generated)), cfg.gate, ch)
 	}
 	for i := range generated {
-		if err := ch(cs, i); err != nil {
+		var err error
+		cfg.gate.Do(func() { err = ch(cs, i) })
+		if err != nil {
 			return fmt.Errorf("update: challenge %d: %w", i, err)
 		}
 	}
@@ -259,7 +261,15 @@ func Synthesize(cs *r1cs.System, p abi.UpdateProof, in *CircuitInput, opts ...Sy
 // SynthOption configures Synthesize.
 type SynthOption func(*synthConfig)
 
-type synthConfig struct{ parallelism int }
+type synthConfig struct {
+	parallelism int
+	gate        *par.Gate
+}
+
+// WithGate runs each challenge's synthesis inside g (par.Gate): the
+// challenges take at most g.Size() threads at once, counting everything else
+// that shares g. The result does not depend on it.
+func WithGate(g *par.Gate) SynthOption { return func(c *synthConfig) { c.gate = g } }
 
 // WithParallelism synthesises the challenges of a System that can fork on up
 // to n goroutines: n < 1 (the default) means runtime.GOMAXPROCS(0), 1 the
@@ -269,7 +279,7 @@ func WithParallelism(n int) SynthOption { return func(c *synthConfig) { c.parall
 // synthesizeParallel synthesises challenges 0 … n−1 (ch) into children of cs
 // forked in order, on workers goroutines; every challenge adds what the first
 // does (the shape fixes it; Join checks it).
-func synthesizeParallel(cs *r1cs.System, n, workers int, ch func(*r1cs.System, int) error) error {
+func synthesizeParallel(cs *r1cs.System, n, workers int, gate *par.Gate, ch func(*r1cs.System, int) error) error {
 	l, err := cs.Measure(func(m *r1cs.System) error { return ch(m, 0) })
 	if err != nil {
 		return fmt.Errorf("update: challenge 0: %w", err)
@@ -283,7 +293,7 @@ func synthesizeParallel(cs *r1cs.System, n, workers int, ch func(*r1cs.System, i
 		return err
 	}
 	errs := make([]error, n)
-	par.Each(n, workers, func(i int) { errs[i] = synthesizeChild(children[i], i, ch) })
+	par.EachGated(n, workers, gate, func(i int) { errs[i] = synthesizeChild(children[i], i, ch) })
 	for i, err := range errs {
 		if err != nil {
 			cs.Join(children...) // release the children; the first challenge's error is reported
