@@ -103,7 +103,7 @@ func benchC2Command() *ucli.Command {
 			&ucli.IntFlag{Name: "concurrency", Usage: "jobs in flight at once", Value: 2},
 			&ucli.IntFlag{Name: "gpu-workers", Usage: "workers per GPU sharing its lock (the interlock)", Value: 2},
 			&ucli.IntFlag{Name: "synthesis-workers", Usage: "partitions synthesised at once (0: one per core)", Value: 0},
-			&ucli.IntFlag{Name: "synthesis-cpus", Usage: "threads synthesis and input checks take at once (synthesis.cpus; 0: one per core less one per GPU worker, the rest drive the GPUs)", Value: 0},
+			&ucli.IntFlag{Name: "synthesis-cpus", Usage: "threads synthesis and input checks take at once (synthesis.cpus; 0: one per core less one per GPU worker, at least half the cores; the rest drive the GPUs)", Value: 0},
 			&ucli.BoolFlag{Name: "ramp", Usage: "start partitions no faster than the GPU takes them (synthesis.ramp; --ramp=false: every worker at once)", Value: true},
 			&ucli.StringFlag{Name: "backend", Usage: "auto, cpu or cuda", Value: "auto"},
 			&ucli.StringFlag{Name: "gpus", Usage: "comma-separated device ordinals (default: every CUDA device; 0 for the cpu backend)"},

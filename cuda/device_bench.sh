@@ -21,6 +21,7 @@
 #               tests (every variant against gnark), then TestMSMPhases with variants 0, 11, 12 only
 #   kernels     filc2 bench kernels at 2^24 and 2^26 (the table of cuda/NOTES.md)
 #   kernels-27  filc2 bench kernels at 2^27: the G1 MSM, the NTT and the H pipeline (issue 17's largest sizes)
+#   kernels-g2  filc2 bench kernels: the G2 MSM alone at 2^22 and 2^24 (G2's first level by size, session 26)
 #   ntt         TestNTTBench: the transforms and the H pipeline from 2^16 to 2^27, and plan variants
 #   ntt-elems   the NTT of 4 (the default since session 20) and of 8 elements a thread (issue 17): the GPU
 #               tests against gnark and the H reference, then TestNTTBench with 8 a thread beside the defaults
@@ -165,6 +166,12 @@ for s in "$@"; do
 		timeout 300 ./filc2 bench kernels --backend cuda --sizes 24,26 >"$out/kernels.txt" 2>&1
 		echo "exit $?"
 		cat "$out/kernels.txt"
+		;;
+	kernels-g2)
+		step "bench kernels: the G2 MSM at 2^22 and 2^24"
+		timeout 200 ./filc2 bench kernels --backend cuda --sizes 22,24 --kernels g2-msm --reps 5 >"$out/kernels-g2.txt" 2>&1
+		echo "exit $?"
+		cat "$out/kernels-g2.txt"
 		;;
 	kernels-27)
 		step "bench kernels at 2^27 (g1-msm, ntt, h-pipeline)"

@@ -45,8 +45,8 @@ type SynthesisConfig struct {
 	Ramp bool `toml:"ramp"`
 	// CPUs is how many threads synthesis and the PoRep input check may take
 	// at once, between all partitions and jobs (0: auto, GOMAXPROCS less one
-	// per GPU worker): the rest stay free for the threads that drive the
-	// GPUs. Critical jobs (WinningPoSt) are not counted.
+	// per GPU worker, at least half of it): the rest stay free for the threads
+	// that drive the GPUs. Critical jobs (WinningPoSt) are not counted.
 	CPUs int `toml:"cpus"`
 }
 

@@ -60,9 +60,9 @@ func WriteExampleConfig(w io.Writer, c Config) error {
 		"not after all of them; once the GPUs have work ahead, workers and budget are the only\n"+
 		"bounds. false: every worker starts a partition at once.", "ramp", strconv.FormatBool(c.Synthesis.Ramp))
 	knob("Threads that witness synthesis and the PoRep input check take at once, between every\n"+
-		"partition and job (0: one per core less one per GPU worker). The threads left over drive\n"+
-		"the GPUs: a kernel section whose thread waits behind synthesis for a core leaves the GPU\n"+
-		"idle between kernels. WinningPoSt is not counted.", "cpus", strconv.Itoa(c.Synthesis.CPUs))
+		"partition and job (0: one per core less one per GPU worker, at least half the cores). The\n"+
+		"threads left over drive the GPUs: a kernel section whose thread waits behind synthesis for\n"+
+		"a core leaves the GPU idle between kernels. WinningPoSt is not counted.", "cpus", strconv.Itoa(c.Synthesis.CPUs))
 	line("[memory]")
 	knob("The host-RAM byte budget. Resident circuits (keys and recorded circuits) and every\n"+
 		"partition in flight (its witness and working memory, reserved before synthesis starts and\n"+

@@ -45,8 +45,9 @@ func (e *Engine) gated(ctx context.Context, prio Priority) context.Context {
 	return withCPUGate(ctx, e.cpu)
 }
 
-// autoCPUs is Synthesis.CPUs' "auto": every core less one for each GPU worker
-// (at least one).
+// autoCPUs is Synthesis.CPUs' "auto": every core less one for each GPU worker,
+// but never less than half the cores (a small machine with many workers) nor 1.
 func autoCPUs(gpuWorkers int) int {
-	return max(runtime.GOMAXPROCS(0)-gpuWorkers, 1)
+	n := runtime.GOMAXPROCS(0)
+	return max(n-gpuWorkers, n/2, 1)
 }

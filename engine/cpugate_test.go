@@ -15,8 +15,16 @@ func TestSynthesisCPUsResolved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := max(runtime.GOMAXPROCS(0)-4, 1); r.Synthesis.CPUs != want {
-		t.Fatalf("auto synthesis.cpus = %d, want %d (GOMAXPROCS %d less 4 GPU workers)", r.Synthesis.CPUs, want, runtime.GOMAXPROCS(0))
+	if n := runtime.GOMAXPROCS(0); r.Synthesis.CPUs != max(n-4, n/2, 1) {
+		t.Fatalf("auto synthesis.cpus = %d, want GOMAXPROCS %d less 4 GPU workers, at least half of it and 1", r.Synthesis.CPUs, n)
+	}
+	for _, c := range []struct{ procs, workers, want int }{{16, 2, 14}, {128, 16, 112}, {4, 2, 2}, {6, 8, 3}, {2, 2, 1}, {1, 2, 1}} {
+		old := runtime.GOMAXPROCS(c.procs)
+		got := autoCPUs(c.workers)
+		runtime.GOMAXPROCS(old)
+		if got != c.want {
+			t.Errorf("%d cores, %d GPU workers: auto synthesis.cpus %d, want %d", c.procs, c.workers, got, c.want)
+		}
 	}
 	c.Synthesis.CPUs = 7
 	if r, err = c.resolved(); err != nil || r.Synthesis.CPUs != 7 {
