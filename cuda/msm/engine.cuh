@@ -59,8 +59,8 @@ struct msm_config {
 	                      // 9: 0 with the Karatsuba Fp product (ff/karatsuba.cuh; G1 only), 10: 0 for G2 with
 	                      // the equal-x case by reference (G2's default before session 16; G1 runs 10 as 0),
 	                      // 11: 0 with ZZ, ZZZ and the points in shared memory (cp.async one entry ahead;
-	                      // G2's 0 since session 25 below g2_xy_smem_from entries), 12: 11 with X, Y and R
-	                      // there too (accumulate_smem.cuh; G2's 0 from g2_xy_smem_from entries on, session 26),
+	                      // G2's 0 since session 25 below g2_xy_smem_from points), 12: 11 with X, Y and R
+	                      // there too (accumulate_smem.cuh; G2's 0 from g2_xy_smem_from points on, session 26),
 	                      // 13: G2's 0 before session 25 (all in registers; G1 runs 13 as 0)
 	int sort_kib = 0;     // the sort's bucket counters per pass fit this many KiB (L2); 0: default,
 	                      // < 0: no cap (as many windows per pass as device memory allows)
@@ -88,11 +88,10 @@ constexpr int default_sort_kib = 24 << 10;
 constexpr int max_variant = 13;
 
 // g2_xy_smem_from: G2's default first level (variant 0) keeps X, Y and R in shared memory too
-// (variant 12) from this many first-level entries (points × windows) on, and only ZZ, ZZZ and the
-// points (11) below: 12 is 3 % faster on the first level at 2^24 points (13 windows, 2^27.7
-// entries) and 13 % slower at 2^22 (15 windows, 2^25.9) on an H100 (TestMSMPhases, sessions 25
-// and 26). Sizes between were not measured; the boundary sits between the two.
-constexpr size_t g2_xy_smem_from = size_t(1) << 27;
+// (variant 12) for a Pippenger sum over this many points or more, and only ZZ, ZZZ and the points
+// (11) below: 12 is 3 % faster on the first level at 2^24 points and 13 % slower at 2^22 on an H100
+// (TestMSMPhases, sessions 25 and 26). 2^23 was not measured: it keeps 11.
+constexpr size_t g2_xy_smem_from = size_t(1) << 24;
 
 // loan: device memory a call may use and overwrite (the caller's: a buffer it is done with,
 // such as the H pipeline's other two after the H MSM's scalars are out). A dense call puts
@@ -543,10 +542,7 @@ class engine {
 		static_assert(max_variant == 13, "accumulate: a variant without a kernel");
 		// 5, 6, 9 (G1) and 8 (G2) are 0, 2, 0 and 0 on another field type; first_level runs the
 		// variants it has no kernel for (G1: 8, 10 and 13; G2: 1, 7 and 9) as 0, and G2's 5 and 6 as 0 and 2.
-		int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
-		if constexpr (!is_g1) {
-			if (p.variant == 0 && p.cap0 >= g2_xy_smem_from) base = 12;  // G2's default by size
-		}
+		const int base = p.variant == 5 || p.variant == 8 || p.variant == 9 ? 0 : p.variant == 6 ? 2 : p.variant;
 		if constexpr (is_g1) {
 			if (p.variant == 5 || p.variant == 6)  // 0 and 2 on the FP64 product (ff/fp64_mul.cuh)
 				first_level_as<fp64_field<F>>(base, T0, pairs, d_M, p, bases, buckets);
@@ -891,6 +887,13 @@ class engine {
 		return k;
 	}
 
+	// first_level_variant: the first level's kernel for a config's variant in a Pippenger sum over n
+	// points: G2's 0 is 12 from g2_xy_smem_from points on (11 below, as first_level runs it).
+	static int first_level_variant(int variant, size_t n) {
+		if (!is_g1 && variant == 0 && n >= g2_xy_smem_from) return 12;
+		return variant;
+	}
+
 	// pick_group_in: the most windows per pass whose plan fits in budget bytes, the pair
 	// buffers in ln's loans where they fit (ln may be null).
 	static group_sizes pick_group_in(size_t n, int c, const msm_config& cfg, size_t before, size_t budget,
@@ -916,7 +919,7 @@ class engine {
 		if (static_cast<size_t>(hi) > by_index) hi = static_cast<int>(by_index);
 		for (int G = hi; G >= 1; --G) {
 			group_sizes gs;
-			gs.variant = cfg.variant;
+			gs.variant = first_level_variant(cfg.variant, n);
 			gs.sort = sort;
 			gs.G = G;
 			gs.L0 = first_chunk(cfg, n * G);
