@@ -40,7 +40,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (JobID, error) {
 	if same || err != nil {
 		return id, err
 	}
-	if err := e.backend.Check(e.gated(ctx, max(req.Priority, in.Kind().Priority())), in); err != nil {
+	if err := e.backend.Check(e.gated(ctx, jobPriority(req, in)), in); err != nil {
 		if ctx.Err() != nil {
 			return "", err
 		}
@@ -166,11 +166,14 @@ var errDeadline = errors.New("engine: deadline")
 // errFinished is the cause of a job context canceled because the job ended.
 var errFinished = errors.New("engine: job finished")
 
+// jobPriority is the priority a job of req runs at: the request's, at least its kind's.
+func jobPriority(req Request, in Input) Priority { return max(req.Priority, in.Kind().Priority()) }
+
 func (e *Engine) newJobLocked(id JobID, in Input, fp [32]byte, req Request, est int64) *job {
 	now := time.Now()
 	e.seq++
 	n, spec := in.Partitions(), in.Circuit()
-	j := &job{id: id, seq: e.seq, prio: max(req.Priority, in.Kind().Priority()), kind: in.Kind(), name: spec.Name,
+	j := &job{id: id, seq: e.seq, prio: jobPriority(req, in), kind: in.Kind(), name: spec.Name,
 		spec: spec, in: in, fingerprint: fp, n: n,
 		circuitEst: est, state: JobQueued, proofs: make([]groth16.Proof, n),
 		timings: make([]PartitionTiming, n), submitted: now, done: make(chan struct{}), heapIndex: -1,
