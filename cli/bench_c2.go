@@ -169,7 +169,7 @@ func parseBenchC2Flags(c *ucli.Context) (benchC2Plan, error) {
 	case pl.SynthWorker < 0:
 		return pl, fmt.Errorf("--synthesis-workers %d: want 0 (one per core) or more", pl.SynthWorker)
 	case pl.SynthCPUs < 0:
-		return pl, fmt.Errorf("--synthesis-cpus %d: want 0 (one per core less one per GPU worker) or more", pl.SynthCPUs)
+		return pl, fmt.Errorf("--synthesis-cpus %d: want 0 (auto: one per core less one per GPU worker, at least half the cores) or more", pl.SynthCPUs)
 	case pl.Backend != "auto" && pl.Backend != "cpu" && pl.Backend != "cuda":
 		return pl, fmt.Errorf("--backend %q: want auto, cpu or cuda", pl.Backend)
 	case pl.Params == "":
