@@ -184,7 +184,7 @@ func (c *Config) Validate() error {
 	case c.Synthesis.Workers < 0:
 		return fmt.Errorf("config: synthesis.workers = %d: want ≥ 0 (0: one per core less one per GPU)", c.Synthesis.Workers)
 	case c.Synthesis.CPUs < 0:
-		return fmt.Errorf("config: synthesis.cpus = %d: want ≥ 0 (0: one per core less one per GPU worker)", c.Synthesis.CPUs)
+		return fmt.Errorf("config: synthesis.cpus = %d: want ≥ 0 (0: one per core less one per GPU worker, at least half the cores)", c.Synthesis.CPUs)
 	case c.Memory.Budget < 0 || c.Memory.SafetyMargin < 0:
 		return errors.New("config: memory.budget and memory.safety_margin must be ≥ 0")
 	case c.Memory.EvictIdle < 0:
